@@ -1,0 +1,50 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+
+let package = Package(
+    name: "Lodestar",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "lodestar", targets: ["lodestar"]),
+        .library(name: "Lodestar", targets: ["LocationCore", "NMEA", "Capture", "Pipeline", "Devices"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // C side: termios/termios2, pty, i2c-dev ioctls + SMBus (libi2c), FIFO helpers, spawn with clean signal mask.
+        .target(name: "CLinux", linkerSettings: [.linkedLibrary("i2c")]),
+        .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
+        .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+
+        // Pure core.
+        .target(name: "LocationCore", swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "NMEA", dependencies: ["LocationCore"], swiftSettings: strict),
+        .target(name: "Capture", dependencies: ["LocationCore", "NMEA"], swiftSettings: strict),
+        .target(name: "Pipeline", dependencies: ["LocationCore", "NMEA", "Capture"], swiftSettings: strict),
+
+        // The only Swift module over C and hardware.
+        .target(name: "Devices", dependencies: ["CLinux", "CGPS", "CUdev", "LocationCore", "Pipeline"], swiftSettings: strict),
+
+        .executableTarget(
+            name: "lodestar",
+            dependencies: ["LocationCore", "NMEA", "Capture", "Pipeline", "Devices",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict),
+        // libFuzzer entry point (built by `make fuzz`); without -DFUZZING it replays corpus files as a regression runner.
+        .executableTarget(name: "LodestarFuzz", dependencies: ["NMEA", "Capture", "Pipeline"], swiftSettings: strict),
+        // Micro-benchmarks printed by `make bench` (see docs/benchmarks.md for why not ordo-one/benchmark).
+        .executableTarget(name: "LodestarBench", dependencies: ["NMEA", "Capture", "Pipeline"], swiftSettings: strict),
+
+        .target(name: "TestSupport", dependencies: ["LocationCore", "CLinux"], path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "LocationCoreTests", dependencies: ["LocationCore"], swiftSettings: strict),
+        .testTarget(name: "NMEATests", dependencies: ["NMEA", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Capture", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "DevicesTests", dependencies: ["Devices", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport"], swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

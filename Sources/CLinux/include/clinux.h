@@ -1,0 +1,59 @@
+// Lodestar's C shim over Linux: termios/termios2, pseudo-terminals, i2c-dev, FIFOs, signals, spawning.
+// Every function returns 0 (or a value >= 0) on success and -errno on failure; EINTR is retried inside.
+#ifndef LODESTAR_CLINUX_H
+#define LODESTAR_CLINUX_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+// ---- serial ----
+/// Open a tty raw (8N1, no flow control), O_NOCTTY|O_NONBLOCK|O_CLOEXEC, exclusive (TIOCEXCL). Returns fd or -errno.
+int clinux_serial_open(const char *path, int exclusive);
+/// Set any baud rate: standard rates through termios, others through termios2/BOTHER. 0 or -errno.
+int clinux_serial_set_baud(int fd, unsigned int baud);
+/// The baud rate currently set (termios2 c_ospeed), or -errno.
+long clinux_serial_get_baud(int fd);
+
+// ---- pseudo-terminals ----
+/// Open a pty pair: master fd returned; the slave's path written into name. Master is raw, non-blocking.
+int clinux_pty_open(char *name, size_t name_len);
+
+// ---- poll helper ----
+/// Wait until fd is readable or timeout_ms passes. 1 readable, 0 timeout, -errno. POLLHUP/POLLERR count as readable.
+int clinux_wait_readable(int fd, int timeout_ms);
+/// read() with EINTR retry: bytes read, 0 at EOF, -errno (including -EAGAIN).
+long clinux_read(int fd, void *buf, size_t len);
+/// write() with EINTR retry: bytes written or -errno.
+long clinux_write(int fd, const void *buf, size_t len);
+int clinux_close(int fd);
+
+// ---- monotonic clock (sources only: the core never reads a clock) ----
+int64_t clinux_monotonic_ns(void);
+int64_t clinux_realtime_ns(void);
+
+// ---- i2c-dev ----
+int clinux_i2c_open(int bus);
+/// Combined write-register/read transaction (I2C_RDWR, repeated start).
+int clinux_i2c_read_registers(int fd, uint16_t address, uint8_t reg, uint8_t *out, uint16_t len);
+/// Single write of reg followed by data bytes (I2C_RDWR).
+int clinux_i2c_write_registers(int fd, uint16_t address, uint8_t reg, const uint8_t *data, uint16_t len);
+/// SMBus byte-data read through libi2c (after I2C_SLAVE). Value 0..255 or -errno.
+int clinux_smbus_read_byte(int fd, uint16_t address, uint8_t reg);
+int clinux_smbus_write_byte(int fd, uint16_t address, uint8_t reg, uint8_t value);
+
+// ---- FIFOs ----
+/// Create path as a FIFO with mode if missing. 0 if it exists as a FIFO or was created, -ENOTSUP... -errno otherwise
+/// (-EEXIST when the path exists and is not a FIFO).
+int clinux_fifo_ensure(const char *path, unsigned int mode);
+/// open(O_WRONLY|O_NONBLOCK|O_CLOEXEC): fd, or -ENXIO while no reader is attached.
+int clinux_fifo_open_writer(const char *path);
+
+// ---- signals / processes ----
+/// Ignore SIGPIPE for the whole process (idempotent), so EPIPE arrives as an error instead of a signal.
+void clinux_ignore_sigpipe(void);
+/// posix_spawn with an empty signal mask and default dispositions (Swift Testing threads block SIGTERM; children
+/// must not inherit that). stdout/stderr redirected to the given fds when >= 0. Returns 0 and sets *pid, or -errno.
+int clinux_spawn(const char *path, char *const argv[], int stdout_fd, int stderr_fd, pid_t *pid);
+/// Send sig to pid and reap it, waiting at most timeout_ms before SIGKILL. Returns the wait status or -errno.
+int clinux_kill_and_reap(pid_t pid, int sig, int timeout_ms);
+#endif

@@ -1,0 +1,116 @@
+/// How many dimensions the receiver solved (gpsd's `mode`).
+public enum FixMode: Int, Sendable, Hashable, Codable {
+    /// Nothing known yet (gpsd mode 0).
+    case unknown = 0
+    /// The receiver reports no fix (gpsd mode 1).
+    case noFix = 1
+    case twoD = 2
+    case threeD = 3
+
+    public var name: String {
+        switch self {
+        case .unknown: "unknown"
+        case .noFix: "none"
+        case .twoD: "2d"
+        case .threeD: "3d"
+        }
+    }
+}
+
+/// What kind of solution the receiver reports; raw values are gpsd's TPV `status` codes.
+public enum FixQuality: Int, Sendable, Hashable, Codable {
+    case unknown = 0
+    case gps = 1
+    case dgps = 2
+    case rtkFixed = 3
+    case rtkFloat = 4
+    case deadReckoning = 5
+    case gnssDeadReckoning = 6
+    case timeOnly = 7
+    case simulated = 8
+    case pps = 9
+
+    public var name: String {
+        switch self {
+        case .unknown: "unknown"
+        case .gps: "gps"
+        case .dgps: "dgps"
+        case .rtkFixed: "rtkFixed"
+        case .rtkFloat: "rtkFloat"
+        case .deadReckoning: "deadReckoning"
+        case .gnssDeadReckoning: "gnssDeadReckoning"
+        case .timeOnly: "timeOnly"
+        case .simulated: "simulated"
+        case .pps: "pps"
+        }
+    }
+}
+
+/// One fused position fix. Every field the receiver did not report is nil, never 0.
+/// Accuracies follow Core Location: horizontal/vertical are 68 % radii in metres.
+public struct Location: Sendable, Hashable {
+    public var time: Timestamp?
+    /// Digits of the receiver's time stamp after the decimal point (0 for "225308", 2 for "225308.00").
+    public var timeFractionDigits: Int = 0
+    public var latitudeDegrees: Double?
+    public var longitudeDegrees: Double?
+    /// Altitude above mean sea level (the geoid).
+    public var altitudeMSLMeters: Double?
+    /// Height above the WGS84 ellipsoid.
+    public var altitudeEllipsoidMeters: Double?
+    /// Geoid height above the ellipsoid (GGA field 11).
+    public var geoidSeparationMeters: Double?
+    public var mode: FixMode = .unknown
+    public var quality: FixQuality = .unknown
+    public var horizontalAccuracyMeters: Double?
+    public var verticalAccuracyMeters: Double?
+    /// 1-σ latitude / longitude / altitude errors from GST when present.
+    public var latitudeErrorMeters: Double?
+    public var longitudeErrorMeters: Double?
+    public var altitudeErrorMeters: Double?
+    public var speedMetersPerSecond: Double?
+    public var speedAccuracyMetersPerSecond: Double?
+    /// Course over ground, degrees clockwise from true north, [0, 360).
+    public var courseDegrees: Double?
+    public var courseAccuracyDegrees: Double?
+    /// Magnetic variation (declination), degrees, east positive.
+    public var magneticVariationDegrees: Double?
+    public var satellitesUsed: Int?
+    public var satellitesVisible: Int?
+    public var hdop: Double?
+    public var vdop: Double?
+    public var pdop: Double?
+    /// Age of differential corrections and the station id (GGA).
+    public var dgpsAgeSeconds: Double?
+    public var dgpsStation: Int?
+    /// Receiver-reported true heading (HDT/THS), degrees.
+    public var receiverHeadingDegrees: Double?
+
+    public init() {}
+
+    /// Magnetic course: true course minus the east-positive variation (gpsd gets this sign wrong; see docs/nmea.md).
+    public var magneticCourseDegrees: Double? {
+        guard let c = courseDegrees, let v = magneticVariationDegrees else { return nil }
+        return Angle.normalizedDegrees(c - v)
+    }
+}
+
+public enum Angle {
+    /// Wraps degrees into [0, 360).
+    @inline(__always)
+    public static func normalizedDegrees(_ d: Double) -> Double {
+        guard d.isFinite else { return d }
+        var r = d.truncatingRemainder(dividingBy: 360)
+        if r < 0 { r += 360 }
+        if r >= 360 { r -= 360 }
+        return r
+    }
+
+    /// Signed smallest difference a − b in (−180, 180].
+    @inline(__always)
+    public static func differenceDegrees(_ a: Double, _ b: Double) -> Double {
+        var d = (a - b).truncatingRemainder(dividingBy: 360)
+        if d > 180 { d -= 360 } else if d <= -180 { d += 360 }
+        return d
+    }
+}

@@ -1,0 +1,249 @@
+import LocationCore
+
+/// Turns framed sentences into typed values through a dispatch table keyed by sentence type (gpsd's shape:
+/// type, minimum field count, handler). Any two-letter talker is accepted; `$P…` sentences pass through as
+/// proprietary. Empty fields become nil; malformed numbers make only that field nil.
+public final class NMEAParser {
+    public private(set) var statistics = NMEAStatistics()
+    /// Count of parsed sentences per type name (for the replay summary).
+    public private(set) var countsByType: [SentenceType: Int] = [:]
+    public var countSentenceTypes = false
+
+    private let starts: UnsafeMutablePointer<Int32>
+    private let startsCapacity: Int
+
+    public init(maximumLength: Int = 4096) {
+        startsCapacity = maximumLength + 2
+        starts = .allocate(capacity: startsCapacity)
+    }
+
+    deinit { starts.deallocate() }
+
+    public func resetStatistics() { statistics = NMEAStatistics(); countsByType = [:] }
+
+    /// Parses a framed sentence; nil when rejected (the reason is counted).
+    public func parse(_ framed: FramedSentence) -> ParsedSentence? {
+        let body = framed.body
+        guard let base = body.baseAddress else {
+            statistics.rejected[RejectionReason.emptySentence.rawValue] += 1
+            return nil
+        }
+        return withFields(base, body.count) { fields in parse(fields: fields) }
+    }
+
+    /// Parses a sentence given as text (with `$` and optional checksum; the checksum is not verified here).
+    public func parse(text: String) -> ParsedSentence? {
+        var bytes = Array(text.utf8)
+        while let last = bytes.last, last == 0x0D || last == 0x0A { bytes.removeLast() }
+        guard bytes.first == 0x24 else { return nil }
+        var end = bytes.count
+        if end >= 4 && bytes[end - 3] == 0x2A { end -= 3 }
+        return bytes.withUnsafeBufferPointer { p -> ParsedSentence? in
+            guard let base = p.baseAddress, end > 1 else { return nil }
+            return withFields(base + 1, end - 1) { parse(fields: $0) }
+        }
+    }
+
+    private func withFields<R>(_ base: UnsafePointer<UInt8>, _ n: Int, _ body: (NMEAFields) -> R) -> R {
+        var count = 0
+        starts[0] = 0
+        var i = 0
+        let limit = min(n, startsCapacity - 2)
+        while i < limit {
+            if base[i] == 0x2C { count += 1; starts[count] = Int32(i + 1) }
+            i += 1
+        }
+        count += 1
+        starts[count] = Int32(limit + 1)
+        return body(NMEAFields(base: base, starts: UnsafePointer(starts), count: count))
+    }
+
+    private func reject(_ reason: RejectionReason) -> ParsedSentence? {
+        statistics.rejected[reason.rawValue] += 1
+        return nil
+    }
+
+    func parse(fields f: NMEAFields) -> ParsedSentence? {
+        let address = f.bytes(0)
+        guard address.count >= 2, let first = address.first else { return reject(.invalidAddress) }
+        for c in address where !(c >= 0x41 && c <= 0x5A) && !(c >= 0x30 && c <= 0x39) {
+            return reject(.invalidAddress)
+        }
+        if first == 0x50 { // 'P': proprietary
+            statistics.framed += 1
+            return ParsedSentence(talker: nil, type: nil,
+                                  sentence: .proprietary(address: String(decoding: address, as: UTF8.self)))
+        }
+        guard address.count == 5 else { return reject(.invalidAddress) }
+        let talker = Talker(address[0], address[1])
+        let type = SentenceType(code: UInt32(address[2]) << 16 | UInt32(address[3]) << 8 | UInt32(address[4]))
+        guard let entry = Self.table[type] else {
+            statistics.framed += 1
+            return ParsedSentence(talker: talker, type: type, sentence: .unsupported(type))
+        }
+        guard f.count >= entry.minimumFields else { return reject(.tooFewFields) }
+        statistics.framed += 1
+        if countSentenceTypes { countsByType[type, default: 0] += 1 }
+        return ParsedSentence(talker: talker, type: type, sentence: entry.handler(f))
+    }
+
+    struct Entry: Sendable {
+        /// Including the address field.
+        let minimumFields: Int
+        let handler: @Sendable (NMEAFields) -> NMEASentence
+    }
+
+    static let table: [SentenceType: Entry] = [
+        .gga: Entry(minimumFields: 10, handler: parseGGA),
+        .rmc: Entry(minimumFields: 10, handler: parseRMC),
+        .gsa: Entry(minimumFields: 18, handler: parseGSA),
+        .gsv: Entry(minimumFields: 4, handler: parseGSV),
+        .vtg: Entry(minimumFields: 5, handler: parseVTG),
+        .gll: Entry(minimumFields: 5, handler: parseGLL),
+        .zda: Entry(minimumFields: 5, handler: parseZDA),
+        .gst: Entry(minimumFields: 9, handler: parseGST),
+        .gns: Entry(minimumFields: 13, handler: parseGNS),
+        .gbs: Entry(minimumFields: 9, handler: parseGBS),
+        .hdt: Entry(minimumFields: 2, handler: { f in .hdt(HDT(headingTrueDegrees: f.double(1))) }),
+        .hdm: Entry(minimumFields: 2, handler: { f in .hdm(HDM(headingMagneticDegrees: f.double(1))) }),
+        .hdg: Entry(minimumFields: 6, handler: parseHDG),
+        .ths: Entry(minimumFields: 3, handler: { f in .ths(THS(headingTrueDegrees: f.double(1), mode: f.character(2))) }),
+        .rot: Entry(minimumFields: 3, handler: { f in
+            .rot(ROT(degreesPerMinute: f.double(1), valid: f.character(2).map { $0 == 0x41 }))
+        }),
+        .txt: Entry(minimumFields: 5, handler: { f in
+            .txt(TXT(totalMessages: f.int(1), messageNumber: f.int(2), identifier: f.int(3), text: f.string(4)))
+        }),
+        .dtm: Entry(minimumFields: 9, handler: parseDTM),
+    ]
+
+    static func signed(_ value: Double?, _ direction: UInt8?, negative: UInt8) -> Double? {
+        guard let v = value else { return nil }
+        return direction == negative ? -v : v
+    }
+
+    static func parseGGA(_ f: NMEAFields) -> NMEASentence {
+        .gga(GGA(time: f.time(1),
+                 latitudeDegrees: f.coordinate(2, hemisphere: 3, maximumDegrees: 90),
+                 longitudeDegrees: f.coordinate(4, hemisphere: 5, maximumDegrees: 180),
+                 qualityIndicator: f.int(6), satellitesUsed: f.int(7), hdop: f.double(8),
+                 altitudeMSLMeters: f.double(9), geoidSeparationMeters: f.double(11),
+                 dgpsAgeSeconds: f.double(13), dgpsStation: f.int(14)))
+    }
+
+    static func parseDate(_ f: NMEAFields, _ i: Int) -> NMEADate? {
+        let b = f.bytes(i)
+        guard b.count == 6 else { return nil }
+        var v = (0, 0, 0)
+        for k in 0..<3 {
+            let a = b[2 * k] &- 0x30, c = b[2 * k + 1] &- 0x30
+            guard a < 10, c < 10 else { return nil }
+            let n = Int(a) * 10 + Int(c)
+            switch k { case 0: v.0 = n; case 1: v.1 = n; default: v.2 = n }
+        }
+        guard (1...31).contains(v.0), (1...12).contains(v.1) else { return nil }
+        return NMEADate(day: v.0, month: v.1, year: v.2, twoDigitYear: true)
+    }
+
+    static func parseRMC(_ f: NMEAFields) -> NMEASentence {
+        .rmc(RMC(time: f.time(1),
+                 valid: f.character(2).map { $0 == 0x41 },
+                 latitudeDegrees: f.coordinate(3, hemisphere: 4, maximumDegrees: 90),
+                 longitudeDegrees: f.coordinate(5, hemisphere: 6, maximumDegrees: 180),
+                 speedKnots: f.double(7), courseTrueDegrees: f.double(8),
+                 date: parseDate(f, 9),
+                 magneticVariationDegrees: signed(f.double(10), f.character(11), negative: 0x57),
+                 mode: f.character(12).flatMap(ModeIndicator.init(rawValue:)),
+                 navigationalStatus: f.character(13)))
+    }
+
+    static func parseGSA(_ f: NMEAFields) -> NMEASentence {
+        // Standard layout: 12 ids in fields 3…14, DOPs in 15…17, NMEA 4.11 system id in 18. Receivers that list
+        // more ids put the DOPs in the last three fields.
+        let standard = f.count == 18 || f.count == 19
+        let dop = standard ? 15 : f.count - 3
+        var ids = FixedList<16, Int16>()
+        var i = 3
+        while i < dop {
+            if let id = f.int(i), id > 0, id < Int(Int16.max) { ids.append(Int16(id)) }
+            i += 1
+        }
+        return .gsa(GSA(selectionMode: f.character(1), fixType: f.int(2), satelliteIDs: ids,
+                        pdop: f.double(dop), hdop: f.double(dop + 1), vdop: f.double(dop + 2),
+                        systemID: f.count == 19 ? f.int(18) : nil))
+    }
+
+    static func parseGSV(_ f: NMEAFields) -> NMEASentence {
+        let groups = f.count - 4
+        let hasSignal = groups % 4 == 1
+        var sats = FixedList<4, GSVSatellite>()
+        for g in 0..<(groups / 4) {
+            let i = 4 + 4 * g
+            if let id = f.int(i) {
+                sats.append(GSVSatellite(id: id, elevationDegrees: f.double(i + 1), azimuthDegrees: f.double(i + 2),
+                                         snrDBHz: f.double(i + 3)))
+            }
+        }
+        return .gsv(GSV(totalMessages: f.int(1), messageNumber: f.int(2), satellitesInView: f.int(3),
+                        satellites: sats, signalID: hasSignal ? f.int(f.count - 1) : nil))
+    }
+
+    static func parseVTG(_ f: NMEAFields) -> NMEASentence {
+        if f.character(2) == 0x54 || (f.count >= 9 && f.isEmpty(2) && f.character(8) == 0x4B) { // NMEA 2.x+: letters
+            return .vtg(VTG(courseTrueDegrees: f.double(1), courseMagneticDegrees: f.double(3),
+                            speedKnots: f.double(5), speedKilometersPerHour: f.double(7),
+                            mode: f.character(9).flatMap(ModeIndicator.init(rawValue:))))
+        }
+        // NMEA 1.x: course true, course magnetic, knots, km/h without unit letters.
+        return .vtg(VTG(courseTrueDegrees: f.double(1), courseMagneticDegrees: f.double(2),
+                        speedKnots: f.double(3), speedKilometersPerHour: f.double(4), mode: nil))
+    }
+
+    static func parseGLL(_ f: NMEAFields) -> NMEASentence {
+        .gll(GLL(latitudeDegrees: f.coordinate(1, hemisphere: 2, maximumDegrees: 90),
+                 longitudeDegrees: f.coordinate(3, hemisphere: 4, maximumDegrees: 180),
+                 time: f.time(5), valid: f.character(6).map { $0 == 0x41 },
+                 mode: f.character(7).flatMap(ModeIndicator.init(rawValue:))))
+    }
+
+    static func parseZDA(_ f: NMEAFields) -> NMEASentence {
+        .zda(ZDA(time: f.time(1), day: f.int(2), month: f.int(3), year: f.int(4),
+                 localZoneHours: f.int(5), localZoneMinutes: f.int(6)))
+    }
+
+    static func parseGST(_ f: NMEAFields) -> NMEASentence {
+        .gst(GST(time: f.time(1), rmsRange: f.double(2), semiMajorMeters: f.double(3), semiMinorMeters: f.double(4),
+                 orientationDegrees: f.double(5), latitudeErrorMeters: f.double(6),
+                 longitudeErrorMeters: f.double(7), altitudeErrorMeters: f.double(8)))
+    }
+
+    static func parseGNS(_ f: NMEAFields) -> NMEASentence {
+        var modes = FixedList<6, UInt8>()
+        for c in f.bytes(6) { modes.append(c) }
+        return .gns(GNS(time: f.time(1),
+                        latitudeDegrees: f.coordinate(2, hemisphere: 3, maximumDegrees: 90),
+                        longitudeDegrees: f.coordinate(4, hemisphere: 5, maximumDegrees: 180),
+                        modes: modes, satellitesUsed: f.int(7), hdop: f.double(8), altitudeMSLMeters: f.double(9),
+                        geoidSeparationMeters: f.double(10), dgpsAgeSeconds: f.double(11), dgpsStation: f.int(12),
+                        navigationalStatus: f.character(13)))
+    }
+
+    static func parseGBS(_ f: NMEAFields) -> NMEASentence {
+        .gbs(GBS(time: f.time(1), latitudeErrorMeters: f.double(2), longitudeErrorMeters: f.double(3),
+                 altitudeErrorMeters: f.double(4), failedSatellite: f.int(5), probabilityOfMissedDetection: f.double(6),
+                 biasMeters: f.double(7), biasStandardDeviationMeters: f.double(8)))
+    }
+
+    static func parseHDG(_ f: NMEAFields) -> NMEASentence {
+        .hdg(HDG(headingMagneticSensorDegrees: f.double(1),
+                 deviationDegrees: signed(f.double(2), f.character(3), negative: 0x57),
+                 variationDegrees: signed(f.double(4), f.character(5), negative: 0x57)))
+    }
+
+    static func parseDTM(_ f: NMEAFields) -> NMEASentence {
+        .dtm(DTM(localDatum: f.string(1), localDatumSubdivision: f.string(2),
+                 latitudeOffsetMinutes: signed(f.double(3), f.character(4), negative: 0x53),
+                 longitudeOffsetMinutes: signed(f.double(5), f.character(6), negative: 0x57),
+                 altitudeOffsetMeters: f.double(7), referenceDatum: f.string(8)))
+    }
+}

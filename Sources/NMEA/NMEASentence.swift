@@ -1,0 +1,281 @@
+import LocationCore
+
+/// Two-character talker id (`GP`, `GN`, `GL`, `GA`, `GB`, `BD`, `QZ`, `GI`, `IN`, `AP`, `HE`, `HC`, …),
+/// stored as two bytes so comparisons never allocate.
+public struct Talker: Hashable, Sendable, CustomStringConvertible {
+    public let first: UInt8
+    public let second: UInt8
+    public init(_ first: UInt8, _ second: UInt8) { self.first = first; self.second = second }
+    public init(_ text: StaticString) {
+        let p = text.utf8Start
+        self.init(p[0], p[1])
+    }
+    public var description: String { String(decoding: [first, second], as: UTF8.self) }
+
+    /// The constellation this talker's satellites belong to, when the talker says so.
+    public var constellation: Constellation? {
+        switch (first, second) {
+        case (0x47, 0x50): .gps                          // GP
+        case (0x47, 0x4C): .glonass                      // GL
+        case (0x47, 0x41): .galileo                      // GA
+        case (0x47, 0x42), (0x42, 0x44): .beidou         // GB, BD
+        case (0x47, 0x51), (0x51, 0x5A): .qzss           // GQ, QZ
+        case (0x47, 0x49), (0x49, 0x4E): .navic          // GI, IN (NavIC)
+        default: nil
+        }
+    }
+}
+
+/// A sentence formatter (`GGA`, `RMC`, …) packed into an integer for table dispatch.
+public struct SentenceType: Hashable, Sendable, CustomStringConvertible {
+    public let code: UInt32
+    public init(code: UInt32) { self.code = code }
+    public init(_ text: StaticString) {
+        let p = text.utf8Start
+        self.code = UInt32(p[0]) << 16 | UInt32(p[1]) << 8 | UInt32(p[2])
+    }
+    public var description: String {
+        String(decoding: [UInt8(truncatingIfNeeded: code >> 16), UInt8(truncatingIfNeeded: code >> 8),
+                          UInt8(truncatingIfNeeded: code)], as: UTF8.self)
+    }
+    public static let gga = SentenceType("GGA"), rmc = SentenceType("RMC"), gsa = SentenceType("GSA")
+    public static let gsv = SentenceType("GSV"), vtg = SentenceType("VTG"), gll = SentenceType("GLL")
+    public static let zda = SentenceType("ZDA"), gst = SentenceType("GST"), gns = SentenceType("GNS")
+    public static let gbs = SentenceType("GBS"), hdt = SentenceType("HDT"), hdg = SentenceType("HDG")
+    public static let hdm = SentenceType("HDM"), ths = SentenceType("THS"), rot = SentenceType("ROT")
+    public static let txt = SentenceType("TXT"), dtm = SentenceType("DTM")
+}
+
+/// FAA mode indicator (NMEA 2.3+ RMC/GLL/VTG/GNS): what kind of solution a sentence describes.
+public enum ModeIndicator: UInt8, Sendable, Hashable {
+    case autonomous = 0x41      // A
+    case differential = 0x44    // D
+    case estimated = 0x45       // E (dead reckoning)
+    case floatRTK = 0x46        // F
+    case manual = 0x4D          // M
+    case notValid = 0x4E        // N
+    case precise = 0x50         // P
+    case fixedRTK = 0x52        // R
+    case simulator = 0x53       // S
+
+    public var quality: FixQuality? {
+        switch self {
+        case .autonomous, .precise: .gps
+        case .differential: .dgps
+        case .estimated: .deadReckoning
+        case .floatRTK: .rtkFloat
+        case .fixedRTK: .rtkFixed
+        case .manual: .timeOnly
+        case .simulator: .simulated
+        case .notValid: nil
+        }
+    }
+}
+
+public struct GGA: Sendable, Hashable {
+    public var time: NMEATime?
+    public var latitudeDegrees: Double?
+    public var longitudeDegrees: Double?
+    /// GGA quality digit 0–8 as sent.
+    public var qualityIndicator: Int?
+    public var satellitesUsed: Int?
+    public var hdop: Double?
+    public var altitudeMSLMeters: Double?
+    public var geoidSeparationMeters: Double?
+    public var dgpsAgeSeconds: Double?
+    public var dgpsStation: Int?
+
+    public var quality: FixQuality? {
+        switch qualityIndicator {
+        case 1: .gps
+        case 2, 9: .dgps
+        case 3: .pps
+        case 4: .rtkFixed
+        case 5: .rtkFloat
+        case 6: .deadReckoning
+        case 7: .timeOnly
+        case 8: .simulated
+        default: nil
+        }
+    }
+}
+
+public struct RMC: Sendable, Hashable {
+    public var time: NMEATime?
+    /// true for status A (valid), false for V, nil when empty.
+    public var valid: Bool?
+    public var latitudeDegrees: Double?
+    public var longitudeDegrees: Double?
+    public var speedKnots: Double?
+    public var courseTrueDegrees: Double?
+    public var date: NMEADate?
+    /// East positive.
+    public var magneticVariationDegrees: Double?
+    public var mode: ModeIndicator?
+    /// NMEA 4.1 navigational status (S safe, C caution, U unsafe, V not valid).
+    public var navigationalStatus: UInt8?
+}
+
+public struct GSA: Sendable, Hashable {
+    /// M manual / A automatic 2D-3D switching.
+    public var selectionMode: UInt8?
+    /// 1 no fix, 2 2D, 3 3D.
+    public var fixType: Int?
+    public var satelliteIDs: FixedList<16, Int16>
+    public var pdop: Double?
+    public var hdop: Double?
+    public var vdop: Double?
+    /// NMEA 4.11 GNSS system id (1 GPS, 2 GLONASS, 3 Galileo, 4 BeiDou, 5 QZSS, 6 NavIC).
+    public var systemID: Int?
+
+}
+
+public struct GSVSatellite: Sendable, Hashable {
+    public var id: Int
+    public var elevationDegrees: Double?
+    public var azimuthDegrees: Double?
+    public var snrDBHz: Double?
+}
+
+public struct GSV: Sendable, Hashable {
+    public var totalMessages: Int?
+    public var messageNumber: Int?
+    public var satellitesInView: Int?
+    public var satellites: FixedList<4, GSVSatellite>
+    /// NMEA 4.1 signal id (last field when the field count says so).
+    public var signalID: Int?
+}
+
+public struct VTG: Sendable, Hashable {
+    public var courseTrueDegrees: Double?
+    public var courseMagneticDegrees: Double?
+    public var speedKnots: Double?
+    public var speedKilometersPerHour: Double?
+    public var mode: ModeIndicator?
+}
+
+public struct GLL: Sendable, Hashable {
+    public var latitudeDegrees: Double?
+    public var longitudeDegrees: Double?
+    public var time: NMEATime?
+    public var valid: Bool?
+    public var mode: ModeIndicator?
+}
+
+public struct ZDA: Sendable, Hashable {
+    public var time: NMEATime?
+    public var day: Int?
+    public var month: Int?
+    public var year: Int?
+    public var localZoneHours: Int?
+    public var localZoneMinutes: Int?
+}
+
+/// GNSS pseudorange error statistics: 1-σ errors in metres.
+public struct GST: Sendable, Hashable {
+    public var time: NMEATime?
+    public var rmsRange: Double?
+    public var semiMajorMeters: Double?
+    public var semiMinorMeters: Double?
+    public var orientationDegrees: Double?
+    public var latitudeErrorMeters: Double?
+    public var longitudeErrorMeters: Double?
+    public var altitudeErrorMeters: Double?
+}
+
+public struct GNS: Sendable, Hashable {
+    public var time: NMEATime?
+    public var latitudeDegrees: Double?
+    public var longitudeDegrees: Double?
+    /// One mode character per constellation (GPS, GLONASS, Galileo, BeiDou, …), first ones only.
+    public var modes: FixedList<6, UInt8>
+    public var satellitesUsed: Int?
+    public var hdop: Double?
+    public var altitudeMSLMeters: Double?
+    public var geoidSeparationMeters: Double?
+    public var dgpsAgeSeconds: Double?
+    public var dgpsStation: Int?
+    public var navigationalStatus: UInt8?
+
+    /// The best mode among the constellations.
+    public var bestMode: ModeIndicator? {
+        var best: ModeIndicator?
+        func rank(_ m: ModeIndicator) -> Int {
+            switch m {
+            case .fixedRTK: 7
+            case .floatRTK: 6
+            case .precise, .differential: 5
+            case .autonomous: 4
+            case .estimated: 3
+            case .manual, .simulator: 2
+            case .notValid: 0
+            }
+        }
+        for c in modes {
+            if let m = ModeIndicator(rawValue: c), best.map({ rank(m) > rank($0) }) ?? true { best = m }
+        }
+        return best
+    }
+}
+
+/// GNSS satellite fault detection (RAIM): expected errors, 1-σ metres.
+public struct GBS: Sendable, Hashable {
+    public var time: NMEATime?
+    public var latitudeErrorMeters: Double?
+    public var longitudeErrorMeters: Double?
+    public var altitudeErrorMeters: Double?
+    public var failedSatellite: Int?
+    public var probabilityOfMissedDetection: Double?
+    public var biasMeters: Double?
+    public var biasStandardDeviationMeters: Double?
+}
+
+public struct HDT: Sendable, Hashable { public var headingTrueDegrees: Double? }
+public struct HDM: Sendable, Hashable { public var headingMagneticDegrees: Double? }
+public struct HDG: Sendable, Hashable {
+    public var headingMagneticSensorDegrees: Double?
+    /// Deviation and variation, east positive.
+    public var deviationDegrees: Double?
+    public var variationDegrees: Double?
+}
+public struct THS: Sendable, Hashable {
+    public var headingTrueDegrees: Double?
+    /// A autonomous, E estimated, M manual, S simulator, V not valid.
+    public var mode: UInt8?
+}
+public struct ROT: Sendable, Hashable {
+    /// Rate of turn, degrees per minute; negative turns to port.
+    public var degreesPerMinute: Double?
+    public var valid: Bool?
+}
+public struct TXT: Sendable, Hashable {
+    public var totalMessages: Int?
+    public var messageNumber: Int?
+    public var identifier: Int?
+    public var text: String?
+}
+public struct DTM: Sendable, Hashable {
+    public var localDatum: String?
+    public var localDatumSubdivision: String?
+    public var latitudeOffsetMinutes: Double?
+    public var longitudeOffsetMinutes: Double?
+    public var altitudeOffsetMeters: Double?
+    public var referenceDatum: String?
+}
+
+/// A parsed sentence. Proprietary sentences (`$P…`) are recognised and passed through with their raw text.
+public enum NMEASentence: Sendable, Hashable {
+    case gga(GGA), rmc(RMC), gsa(GSA), gsv(GSV), vtg(VTG), gll(GLL), zda(ZDA), gst(GST), gns(GNS), gbs(GBS)
+    case hdt(HDT), hdg(HDG), hdm(HDM), ths(THS), rot(ROT), txt(TXT), dtm(DTM)
+    /// `$P` + manufacturer: the address (e.g. `PGRME`, `PUBX`) is kept; fields are not interpreted.
+    case proprietary(address: String)
+    /// A well-formed standard sentence of a type Lodestar does not interpret (e.g. `RMB`, `BOD`).
+    case unsupported(SentenceType)
+}
+
+public struct ParsedSentence: Sendable, Hashable {
+    /// nil for proprietary sentences.
+    public var talker: Talker?
+    public var type: SentenceType?
+    public var sentence: NMEASentence
+}
