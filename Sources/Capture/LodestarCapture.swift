@@ -1,0 +1,239 @@
+import LocationCore
+
+/// Lodestar's own capture format, version 1 (specified in docs/capture-format.md).
+///
+/// Line-oriented text. A `#!lodestar-capture 1` magic line, `# key: value` header lines (created, clock, source,
+/// mounting, calibration, location, note), then one record per line:
+/// `<monotonic_ns> <source> <kind> <payload>` where kind is `N` (NMEA bytes exactly as received, escaped),
+/// `M`/`A`/`G` (magnetometer/accelerometer/gyroscope raw counts `x y z` and the `scale` converting them to
+/// µT, m/s², rad/s) or `S` (a source status change, free text).
+public enum LodestarCapture {
+    public static let magic = "#!lodestar-capture"
+    public static let version = 1
+
+    /// Escapes raw bytes for an `N` payload: printable ASCII verbatim except `\`; CR, LF, TAB as `\r \n \t`;
+    /// anything else as `\xHH`.
+    public static func escape(_ bytes: some Sequence<UInt8>, into out: inout [UInt8]) {
+        let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
+        for b in bytes {
+            switch b {
+            case 0x5C: out.append(0x5C); out.append(0x5C)
+            case 0x0D: out.append(0x5C); out.append(0x72)
+            case 0x0A: out.append(0x5C); out.append(0x6E)
+            case 0x09: out.append(0x5C); out.append(0x74)
+            case 0x20...0x7E: out.append(b)
+            default:
+                out.append(0x5C); out.append(0x78)
+                out.append(hex[Int(b >> 4)]); out.append(hex[Int(b & 0xF)])
+            }
+        }
+    }
+
+    /// Reverses `escape`; nil for a malformed escape.
+    public static func unescape(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count)
+        var i = 0
+        while i < text.count {
+            let b = text[i]
+            if b != 0x5C { out.append(b); i += 1; continue }
+            guard i + 1 < text.count else { return nil }
+            switch text[i + 1] {
+            case 0x5C: out.append(0x5C); i += 2
+            case 0x72: out.append(0x0D); i += 2
+            case 0x6E: out.append(0x0A); i += 2
+            case 0x74: out.append(0x09); i += 2
+            case 0x78:
+                guard i + 3 < text.count, let h = hexValue(text[i + 2]), let l = hexValue(text[i + 3]) else { return nil }
+                out.append(h << 4 | l); i += 4
+            default: return nil
+            }
+        }
+        return out
+    }
+
+    static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x30...0x39: c - 0x30
+        case 0x41...0x46: c - 0x41 + 10
+        case 0x61...0x66: c - 0x61 + 10
+        default: nil
+        }
+    }
+}
+
+/// What the header says about one source.
+public struct CaptureSource: Sendable, Hashable {
+    public var id: Int
+    /// Key/value attributes: kind (nmea, imu, magnetometer, accelerometer), name, device, chip, bus, baud …
+    public var attributes: [String: String]
+    public init(id: Int, attributes: [String: String]) { self.id = id; self.attributes = attributes }
+}
+
+/// Reads Lodestar captures, streaming.
+public final class LodestarCaptureReader: CaptureReader {
+    public let format = CaptureFormat.lodestar
+    public private(set) var header = CaptureHeader()
+    public private(set) var statistics = CaptureStatistics()
+    public private(set) var sources: [Int: CaptureSource] = [:]
+    /// Monotonic/UTC pair from the `clock` header: UTC of a record = utc + (t − monotonic).
+    public private(set) var clockMonotonicNanos: Int64?
+    public private(set) var clockUTC: Timestamp?
+    private let lines: LineReader
+    private var sawMagic = false
+    private let path: String
+
+    public init(path: String) throws(CaptureError) {
+        self.path = path
+        lines = LineReader(source: try ByteSource(path: path), maximumLineLength: 1 << 16)
+    }
+
+    public func next() throws(CaptureError) -> SensorEvent? {
+        while true {
+            let result: SensorEvent??
+            do {
+                result = try lines.nextLine { line, truncated -> SensorEvent? in
+                    try handle(line, truncated: truncated)
+                }
+            } catch let e as CaptureError {
+                throw e
+            } catch {
+                throw .readFailed(path: path, errno: 5)
+            }
+            guard let r = result else { return nil }
+            if let event = r { return event }
+        }
+    }
+
+    private func handle(_ line: UnsafeBufferPointer<UInt8>, truncated: Bool) throws(CaptureError) -> SensorEvent? {
+        if line.isEmpty { return nil }
+        if line[0] == 0x23 {
+            let text = String(decoding: line, as: UTF8.self)
+            if text.hasPrefix(LodestarCapture.magic) {
+                let version = text.dropFirst(LodestarCapture.magic.count).trimmingSpaces
+                guard version == String(LodestarCapture.version) else {
+                    throw .unsupportedVersion(path: path, version: version)
+                }
+                sawMagic = true
+            } else {
+                parseHeader(text)
+            }
+            return nil
+        }
+        statistics.recordsRead += 1
+        if truncated { statistics.reject("overlongLine"); return nil }
+        guard sawMagic else { throw .unrecognizedFormat(path: path, reason: "missing \(LodestarCapture.magic) line") }
+        // <t_ns> <source> <kind> <payload>
+        var fieldEnds: (Int, Int, Int) = (-1, -1, -1)
+        var found = 0
+        for (i, b) in line.enumerated() where b == 0x20 {
+            switch found { case 0: fieldEnds.0 = i; case 1: fieldEnds.1 = i; default: fieldEnds.2 = i }
+            found += 1
+            if found == 3 { break }
+        }
+        guard found >= 2, let base = line.baseAddress else { statistics.reject("malformedRecord"); return nil }
+        guard let t = NumberParserLite.int64(base, fieldEnds.0) else { statistics.reject("badTimestamp"); return nil }
+        let sourceEnd = fieldEnds.1
+        guard let source = NumberParserLite.int64(base + fieldEnds.0 + 1, sourceEnd - fieldEnds.0 - 1),
+              source >= 0, source < 1 << 16 else { statistics.reject("badSource"); return nil }
+        let kindStart = sourceEnd + 1
+        let kindEnd = found >= 3 ? fieldEnds.2 : line.count
+        guard kindEnd - kindStart == 1 else { statistics.reject("unknownKind"); return nil }
+        let kind = line[kindStart]
+        let payloadStart = min(kindEnd + 1, line.count)
+        let payload = UnsafeBufferPointer(rebasing: line[payloadStart...])
+        var utc: Timestamp?
+        if let m = clockMonotonicNanos, let u = clockUTC { utc = u.adding(nanoseconds: t - m) }
+        let eventPayload: EventPayload
+        switch kind {
+        case 0x4E: // N
+            guard let bytes = LodestarCapture.unescape(payload) else { statistics.reject("badEscape"); return nil }
+            eventPayload = .nmea(bytes)
+        case 0x4D, 0x41, 0x47: // M A G
+            let parts = String(decoding: payload, as: UTF8.self).split(separator: " ")
+            guard parts.count == 4, let x = Int32(parts[0]), let y = Int32(parts[1]), let z = Int32(parts[2]),
+                  let scale = Double(parts[3]), scale.isFinite else { statistics.reject("badSample"); return nil }
+            let raw = RawSample(x: x, y: y, z: z, scale: scale)
+            eventPayload = .motion(kind == 0x4D ? .magnetometerRaw(raw) : kind == 0x41 ? .accelerometerRaw(raw) : .gyroscopeRaw(raw))
+        case 0x53: // S: status, not an input to the core
+            statistics.recordsIgnored += 1
+            return nil
+        default:
+            statistics.reject("unknownKind"); return nil
+        }
+        statistics.recordsAccepted += 1
+        return SensorEvent(monotonicNanos: t, utc: utc, sourceID: Int(source), payload: eventPayload)
+    }
+
+    private func parseHeader(_ text: String) {
+        let body = text.dropFirst()
+        guard let colon = body.firstIndex(of: ":") else { return }
+        let key = body[..<colon].trimmingSpaces
+        let value = body[body.index(after: colon)...].trimmingSpaces
+        header.fields.append((key, value))
+        let attributes = Self.attributes(value)
+        switch key {
+        case "created":
+            header.referenceDate = parseISODate(value)
+        case "clock":
+            if let m = attributes["monotonic_ns"].flatMap({ Int64($0) }) { clockMonotonicNanos = m }
+            if let u = attributes["utc"].flatMap(parseISOTimestamp) { clockUTC = u }
+        case "source":
+            if let idText = value.split(separator: " ").first, let id = Int(idText) {
+                sources[id] = CaptureSource(id: id, attributes: attributes)
+            }
+        default: break
+        }
+    }
+
+    /// `k=v k2=v2` pairs (values without spaces).
+    static func attributes(_ value: String) -> [String: String] {
+        var out: [String: String] = [:]
+        for part in value.split(separator: " ") {
+            guard let eq = part.firstIndex(of: "=") else { continue }
+            out[String(part[..<eq])] = String(part[part.index(after: eq)...])
+        }
+        return out
+    }
+}
+
+enum NumberParserLite {
+    static func int64(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int64? {
+        guard n > 0, n <= 19 else { return nil }
+        var i = 0
+        var negative = false
+        if p[0] == 0x2D { negative = true; i = 1; guard n > 1 else { return nil } }
+        var v: Int64 = 0
+        while i < n {
+            let d = p[i] &- 0x30
+            guard d < 10 else { return nil }
+            v = v &* 10 &+ Int64(d)
+            i += 1
+        }
+        return negative ? -v : v
+    }
+}
+
+/// Parses `YYYY-MM-DDTHH:MM:SS[.fffffffff]Z`.
+public func parseISOTimestamp(_ text: String) -> Timestamp? {
+    let u = Array(text.utf8)
+    guard u.count >= 20, u[4] == 0x2D, u[7] == 0x2D, u[10] == 0x54, u[13] == 0x3A, u[16] == 0x3A, u.last == 0x5A
+    else { return nil }
+    func num(_ a: Int, _ b: Int) -> Int? { Int(String(decoding: u[a..<b], as: UTF8.self)) }
+    guard let y = num(0, 4), let mo = num(5, 7), let d = num(8, 10), let h = num(11, 13), let mi = num(14, 16),
+          let s = num(17, 19) else { return nil }
+    var nano = 0
+    if u.count > 20 {
+        guard u[19] == 0x2E else { return nil }
+        let digits = u[20..<(u.count - 1)]
+        guard !digits.isEmpty, digits.count <= 9 else { return nil }
+        var scale = 100_000_000
+        for c in digits {
+            let v = Int(c) - 0x30
+            guard (0...9).contains(v) else { return nil }
+            nano += v * scale
+            scale /= 10
+        }
+    }
+    return Timestamp(year: y, month: mo, day: d, hour: h, minute: mi, second: s, nanosecond: nano)
+}

@@ -1,0 +1,108 @@
+import LocationCore
+
+/// Collects GSV sets (per talker and signal) and GSA used-satellite lists into one sky view.
+struct SkyAssembler {
+    private struct Key: Hashable { let talker: Talker; let signal: Int }
+    private var pending: [Key: [SatelliteInfo]] = [:]
+    private var completed: [Key: [SatelliteInfo]] = [:]
+    private var order: [Key] = []
+    /// (constellation or nil when unknown, NMEA id) of satellites used, from this epoch's GSAs.
+    private var used: Set<UInt32> = []
+    private(set) var changed = false
+    private(set) var satellitesInViewReported: Int?
+
+    static func constellation(talker: Talker, nmeaID id: Int) -> (Constellation, Int) {
+        if let c = talker.constellation, c != .gps {
+            switch c {
+            case .glonass where id > 64 && id <= 96: return (.glonass, id - 64)
+            case .qzss where id >= 193 && id <= 202: return (.qzss, id - 192)
+            case .beidou where id >= 401 && id <= 437: return (.beidou, id - 400)
+            case .beidou where id >= 201 && id <= 237: return (.beidou, id - 200)
+            case .galileo where id >= 301 && id <= 336: return (.galileo, id - 300)
+            default: return (c, id)
+            }
+        }
+        switch id {
+        case 1...32: return (.gps, id)
+        case 33...64: return (.sbas, id + 87)
+        case 65...96: return (.glonass, id - 64)
+        case 120...158: return (.sbas, id)
+        case 193...202: return (.qzss, id - 192)
+        case 201...237: return (.beidou, id - 200)
+        case 301...336: return (.galileo, id - 300)
+        case 401...437: return (.beidou, id - 400)
+        default: return (.unknown, id)
+        }
+    }
+
+    private static func usedKey(_ c: Constellation?, _ id: Int) -> UInt32 {
+        UInt32(truncatingIfNeeded: (c?.rawValue ?? 254) << 16) | UInt32(truncatingIfNeeded: id & 0xFFFF)
+    }
+
+    mutating func add(_ gsv: GSV, talker: Talker) {
+        let key = Key(talker: talker, signal: gsv.signalID ?? -1)
+        let number = gsv.messageNumber ?? 1
+        if number <= 1 { pending[key] = [] }
+        var list = pending[key] ?? []
+        for s in gsv.satellites {
+            let (c, svid) = Self.constellation(talker: talker, nmeaID: s.id)
+            // Elevation/azimuth of 0/0 with no SNR are placeholders some receivers send: keep as reported.
+            list.append(SatelliteInfo(nmeaID: s.id, constellation: c, svid: svid, elevationDegrees: s.elevationDegrees,
+                                      azimuthDegrees: s.azimuthDegrees, snrDBHz: s.snrDBHz, used: false,
+                                      signalID: gsv.signalID))
+        }
+        pending[key] = list
+        if let total = gsv.totalMessages, number >= total {
+            if completed[key] == nil { order.append(key) }
+            completed[key] = list
+            pending[key] = nil
+            changed = true
+        }
+        if let v = gsv.satellitesInView { satellitesInViewReported = v }
+    }
+
+    mutating func add(_ gsa: GSA, talker: Talker) {
+        var c: Constellation? = talker == Talker("GN") ? nil : talker.constellation
+        if let sys = gsa.systemID {
+            switch sys {
+            case 1: c = .gps
+            case 2: c = .glonass
+            case 3: c = .galileo
+            case 4: c = .beidou
+            case 5: c = .qzss
+            case 6: c = .navic
+            default: break
+            }
+        }
+        for id in gsa.satelliteIDs {
+            used.insert(Self.usedKey(c, Int(id)))
+            used.insert(Self.usedKey(nil, Int(id)))
+        }
+        changed = true
+    }
+
+    /// Builds the sky view and starts a new epoch for the used lists.
+    mutating func report() -> SkyReport {
+        var sky = SkyReport()
+        var seen = Set<UInt64>()
+        for key in order {
+            guard let list = completed[key] else { continue }
+            for var s in list {
+                let id = UInt64(s.constellation.rawValue) << 32 | UInt64(UInt32(truncatingIfNeeded: s.svid))
+                    | UInt64(UInt32(truncatingIfNeeded: s.signalID ?? 0)) << 48
+                guard seen.insert(id).inserted else { continue }
+                s.used = used.contains(Self.usedKey(s.constellation, s.nmeaID)) || used.contains(Self.usedKey(nil, s.nmeaID))
+                sky.satellites.append(s)
+            }
+        }
+        changed = false
+        return sky
+    }
+
+    mutating func startEpoch() {
+        used.removeAll(keepingCapacity: true)
+        changed = false
+    }
+
+    var hasUsedList: Bool { !used.isEmpty }
+}
