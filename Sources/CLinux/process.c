@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <string.h>
 
 extern char **environ;
 
@@ -64,4 +65,35 @@ int clinux_kill_and_reap(pid_t pid, int sig, int timeout_ms) {
         struct timespec ts = { 0, 10 * 1000000L };
         nanosleep(&ts, NULL);
     }
+}
+
+static volatile sig_atomic_t stop_signal = 0;
+static void on_stop(int sig) { stop_signal = sig; }
+
+void clinux_install_stop_handlers(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    // Swift Testing and some parents block these: make sure they can be delivered.
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT); sigaddset(&set, SIGTERM); sigaddset(&set, SIGHUP);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+int clinux_stop_requested(void) { return stop_signal; }
+
+int clinux_sleep_ns(int64_t ns) {
+    if (ns <= 0) return 0;
+    struct timespec ts = { (time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL) };
+    while (!stop_signal) {
+        int r = clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts);
+        if (r == 0) return 0;
+        if (r != EINTR) return -r;
+    }
+    return -EINTR;
 }

@@ -58,6 +58,12 @@ public final class CaptureWriter {
 
     private func append(_ s: String) { buffer.append(contentsOf: s.utf8) }
 
+    /// Writes text verbatim (for companion files such as a simulator's truth CSV).
+    public func writeRaw(_ text: String) throws(CaptureError) {
+        append(text)
+        try flush()
+    }
+
     public func flush() throws(CaptureError) {
         var offset = 0
         while offset < buffer.count {

@@ -29,17 +29,30 @@ public struct EpochAssembler: Sendable {
     public var settings: Settings
     public var dateResolver: DateResolver
 
+    /// Everything one receiver cycle has said so far.
+    struct Cycle: Sendable {
+        var location = Location()
+        var hasPosition = false
+        var positionValid = false
+        var positionInvalid = false
+        var gsaMode: Int?
+        var qualityFromGGA = false
+        /// A GGA or GNS in this cycle said whether there is an altitude.
+        var hasAltitudeSource = false
+        var hasContent = false
+    }
+
     // Current cycle.
-    private var location = Location()
+    private var cycle = Cycle()
     private var cycleTime: NMEATime?
-    private var hasPosition = false
-    private var positionValid = false
-    private var positionInvalid = false
-    private var gsaMode: Int?
-    private var qualityFromGGA = false
-    private var hasContent = false
     private var sky = SkyAssembler()
     private var emittedCurrent = false
+    /// The cycle as it was when emitted early (learned end of cycle), so a late sentence of the same time
+    /// completes it instead of starting a partial duplicate.
+    private var emittedCycle: Cycle?
+    /// The fix dimension the receiver last stated (GSA, or GGA/GNS altitude), carried into cycles whose
+    /// sentences (RMC, GLL) cannot state it.
+    private var lastDimension: FixMode?
 
     // Date tracking.
     private var date: CivilDate?
@@ -52,8 +65,6 @@ public struct EpochAssembler: Sendable {
     private var enderConfirmations = 0
     private var ender: UInt64 = 0
 
-    // Previous emitted fix for derived speed/course accuracy.
-    private var previousTime: Timestamp?
 
     public init(settings: Settings = .default, referenceDate: CivilDate? = nil) {
         self.settings = settings
@@ -89,16 +100,19 @@ public struct EpochAssembler: Sendable {
             } else if cycleTime == nil {
                 cycleTime = t
             } else if emittedCurrent && positional {
-                // A position for an already-emitted time: the learned end of cycle was wrong; relearn.
+                // A position for an already-emitted time: the learned end of cycle was wrong. Relearn, and
+                // continue the emitted cycle so the next emission is complete rather than a partial duplicate.
                 ender = 0
                 enderConfirmations = 0
+                if let saved = emittedCycle { cycle = saved }
+                emittedCurrent = false
             }
-            if t.fractionDigits > location.timeFractionDigits { location.timeFractionDigits = t.fractionDigits }
+            if t.fractionDigits > cycle.location.timeFractionDigits { cycle.location.timeFractionDigits = t.fractionDigits }
         }
 
         merge(parsed.sentence, talker: talker)
-        hasContent = true
-        if positional { hasPosition = true }
+        cycle.hasContent = true
+        if positional { cycle.hasPosition = true }
 
         var key = UInt64(parsed.type?.code ?? 0) << 16 | UInt64(talker.first) << 8 | UInt64(talker.second)
         if case .gsv(let g) = parsed.sentence {
@@ -107,6 +121,7 @@ public struct EpochAssembler: Sendable {
         }
         lastKey = key
         if settings.emitOnCycleEnd && ender != 0 && key == ender && cycleTime != nil && !emittedCurrent {
+            emittedCycle = cycle
             flush(emit)
             emittedCurrent = true
         }
@@ -133,69 +148,75 @@ public struct EpochAssembler: Sendable {
     private mutating func merge(_ sentence: NMEASentence, talker: Talker) {
         switch sentence {
         case .gga(let s):
-            if s.qualityIndicator == 0 { positionInvalid = true; return }
+            // Quality 0 is no fix. Some receivers (Hemisphere) keep quality 1 with zero satellites while they have
+            // lost the fix: gpsd treats that as no fix too. Dead reckoning (6) legitimately uses no satellites.
+            if s.qualityIndicator == 0 || (s.satellitesUsed == 0 && s.qualityIndicator != 6) {
+                cycle.positionInvalid = true; return
+            }
+            cycle.hasAltitudeSource = true
             setPosition(s.latitudeDegrees, s.longitudeDegrees)
             if s.latitudeDegrees == nil { return }
-            if let q = s.quality { location.quality = q; qualityFromGGA = true }
-            if let a = s.altitudeMSLMeters { location.altitudeMSLMeters = a }
-            if let g = s.geoidSeparationMeters { location.geoidSeparationMeters = g }
-            if let a = s.altitudeMSLMeters, let g = s.geoidSeparationMeters { location.altitudeEllipsoidMeters = a + g }
-            if let n = s.satellitesUsed { location.satellitesUsed = n }
-            if let h = s.hdop { location.hdop = h }
-            if let a = s.dgpsAgeSeconds { location.dgpsAgeSeconds = a }
-            if let st = s.dgpsStation { location.dgpsStation = st }
+            if let q = s.quality { cycle.location.quality = q; cycle.qualityFromGGA = true }
+            if let a = s.altitudeMSLMeters { cycle.location.altitudeMSLMeters = a }
+            if let g = s.geoidSeparationMeters { cycle.location.geoidSeparationMeters = g }
+            if let a = s.altitudeMSLMeters, let g = s.geoidSeparationMeters { cycle.location.altitudeEllipsoidMeters = a + g }
+            if let n = s.satellitesUsed { cycle.location.satellitesUsed = n }
+            if let h = s.hdop { cycle.location.hdop = h }
+            if let a = s.dgpsAgeSeconds { cycle.location.dgpsAgeSeconds = a }
+            if let st = s.dgpsStation { cycle.location.dgpsStation = st }
         case .rmc(let s):
             if let d = s.date, let t = s.time { setDate(dateResolver.resolve(d), timeOfDay: t.nanosecondOfDay) }
-            if s.valid == false || s.mode == .notValid { positionInvalid = true; return }
+            if s.valid == false || s.mode == .notValid { cycle.positionInvalid = true; return }
             setPosition(s.latitudeDegrees, s.longitudeDegrees)
-            if let k = s.speedKnots { location.speedMetersPerSecond = k * 0.514_444_444_444_444_5 }
-            if let c = s.courseTrueDegrees { location.courseDegrees = Angle.normalizedDegrees(c) }
-            if let v = s.magneticVariationDegrees { location.magneticVariationDegrees = v }
-            if !qualityFromGGA, let q = s.mode?.quality { location.quality = q }
+            if let k = s.speedKnots { cycle.location.speedMetersPerSecond = k * 0.514_444_444_444_444_5 }
+            if let c = s.courseTrueDegrees { cycle.location.courseDegrees = Angle.normalizedDegrees(c) }
+            if let v = s.magneticVariationDegrees { cycle.location.magneticVariationDegrees = v }
+            if !cycle.qualityFromGGA, let q = s.mode?.quality { cycle.location.quality = q }
         case .gll(let s):
-            if s.valid == false || s.mode == .notValid { positionInvalid = true; return }
+            if s.valid == false || s.mode == .notValid { cycle.positionInvalid = true; return }
             setPosition(s.latitudeDegrees, s.longitudeDegrees)
-            if !qualityFromGGA, let q = s.mode?.quality { location.quality = q }
+            if !cycle.qualityFromGGA, let q = s.mode?.quality { cycle.location.quality = q }
         case .gns(let s):
-            if s.modes.count > 0 && s.bestMode == .notValid { positionInvalid = true; return }
+            if s.modes.count > 0 && s.bestMode == .notValid { cycle.positionInvalid = true; return }
+            cycle.hasAltitudeSource = true
             setPosition(s.latitudeDegrees, s.longitudeDegrees)
             if s.latitudeDegrees == nil { return }
-            if let a = s.altitudeMSLMeters { location.altitudeMSLMeters = a }
-            if let g = s.geoidSeparationMeters { location.geoidSeparationMeters = g }
-            if let a = s.altitudeMSLMeters, let g = s.geoidSeparationMeters { location.altitudeEllipsoidMeters = a + g }
-            if location.satellitesUsed == nil, let n = s.satellitesUsed { location.satellitesUsed = n }
-            if location.hdop == nil, let h = s.hdop { location.hdop = h }
-            if !qualityFromGGA, let q = s.bestMode?.quality { location.quality = q }
+            if let a = s.altitudeMSLMeters { cycle.location.altitudeMSLMeters = a }
+            if let g = s.geoidSeparationMeters { cycle.location.geoidSeparationMeters = g }
+            if let a = s.altitudeMSLMeters, let g = s.geoidSeparationMeters { cycle.location.altitudeEllipsoidMeters = a + g }
+            if cycle.location.satellitesUsed == nil, let n = s.satellitesUsed { cycle.location.satellitesUsed = n }
+            if cycle.location.hdop == nil, let h = s.hdop { cycle.location.hdop = h }
+            if !cycle.qualityFromGGA, let q = s.bestMode?.quality { cycle.location.quality = q }
         case .vtg(let s):
             if s.mode == .notValid { return }
-            if let c = s.courseTrueDegrees { location.courseDegrees = Angle.normalizedDegrees(c) }
-            if let k = s.speedKnots { location.speedMetersPerSecond = k * 0.514_444_444_444_444_5 }
-            else if let kmh = s.speedKilometersPerHour { location.speedMetersPerSecond = kmh / 3.6 }
+            if let c = s.courseTrueDegrees { cycle.location.courseDegrees = Angle.normalizedDegrees(c) }
+            if let k = s.speedKnots { cycle.location.speedMetersPerSecond = k * 0.514_444_444_444_444_5 }
+            else if let kmh = s.speedKilometersPerHour { cycle.location.speedMetersPerSecond = kmh / 3.6 }
         case .gsa(let s):
-            if let m = s.fixType, (1...3).contains(m) { gsaMode = max(gsaMode ?? 0, m) }
-            if let p = s.pdop { location.pdop = p }
-            if let h = s.hdop { location.hdop = h }
-            if let v = s.vdop { location.vdop = v }
+            if let m = s.fixType, (1...3).contains(m) { cycle.gsaMode = max(cycle.gsaMode ?? 0, m) }
+            if let p = s.pdop { cycle.location.pdop = p }
+            if let h = s.hdop { cycle.location.hdop = h }
+            if let v = s.vdop { cycle.location.vdop = v }
             sky.add(s, talker: talker)
         case .gsv(let s):
             sky.add(s, talker: talker)
         case .gst(let s):
-            if let v = s.latitudeErrorMeters { location.latitudeErrorMeters = v }
-            if let v = s.longitudeErrorMeters { location.longitudeErrorMeters = v }
-            if let v = s.altitudeErrorMeters { location.altitudeErrorMeters = v }
+            if let v = s.latitudeErrorMeters { cycle.location.latitudeErrorMeters = v }
+            if let v = s.longitudeErrorMeters { cycle.location.longitudeErrorMeters = v }
+            if let v = s.altitudeErrorMeters { cycle.location.altitudeErrorMeters = v }
         case .gbs(let s):
-            if location.latitudeErrorMeters == nil, let v = s.latitudeErrorMeters { location.latitudeErrorMeters = v }
-            if location.longitudeErrorMeters == nil, let v = s.longitudeErrorMeters { location.longitudeErrorMeters = v }
-            if location.altitudeErrorMeters == nil, let v = s.altitudeErrorMeters { location.altitudeErrorMeters = v }
+            if cycle.location.latitudeErrorMeters == nil, let v = s.latitudeErrorMeters { cycle.location.latitudeErrorMeters = v }
+            if cycle.location.longitudeErrorMeters == nil, let v = s.longitudeErrorMeters { cycle.location.longitudeErrorMeters = v }
+            if cycle.location.altitudeErrorMeters == nil, let v = s.altitudeErrorMeters { cycle.location.altitudeErrorMeters = v }
         case .zda(let s):
             if let d = s.day, let m = s.month, let y = s.year, let t = s.time {
                 setDate(dateResolver.resolve(NMEADate(day: d, month: m, year: y, twoDigitYear: y < 100)),
                         timeOfDay: t.nanosecondOfDay)
             }
         case .hdt(let s):
-            if let h = s.headingTrueDegrees { location.receiverHeadingDegrees = Angle.normalizedDegrees(h) }
+            if let h = s.headingTrueDegrees { cycle.location.receiverHeadingDegrees = Angle.normalizedDegrees(h) }
         case .ths(let s):
-            if s.mode != 0x56, let h = s.headingTrueDegrees { location.receiverHeadingDegrees = Angle.normalizedDegrees(h) }
+            if s.mode != 0x56, let h = s.headingTrueDegrees { cycle.location.receiverHeadingDegrees = Angle.normalizedDegrees(h) }
         case .hdg, .hdm, .rot, .dtm, .txt, .proprietary, .unsupported:
             break
         }
@@ -203,9 +224,9 @@ public struct EpochAssembler: Sendable {
 
     private mutating func setPosition(_ lat: Double?, _ lon: Double?) {
         guard let lat, let lon else { return }
-        location.latitudeDegrees = lat
-        location.longitudeDegrees = lon
-        positionValid = true
+        cycle.location.latitudeDegrees = lat
+        cycle.location.longitudeDegrees = lon
+        cycle.positionValid = true
     }
 
     private mutating func setDate(_ d: CivilDate?, timeOfDay: Int64) {
@@ -216,7 +237,8 @@ public struct EpochAssembler: Sendable {
 
     private mutating func flush(_ emit: (EpochOutput) -> Void) {
         defer { reset() }
-        guard hasContent else { return }
+        guard cycle.hasContent else { return }
+        var location = cycle.location
         if sky.changed {
             var report = sky.report()
             report.hdop = location.hdop
@@ -232,19 +254,20 @@ public struct EpochAssembler: Sendable {
             if location.satellitesUsed == nil { location.satellitesUsed = report.satellitesUsed }
             emit(.sky(report))
         }
-        guard hasPosition || (gsaMode != nil && !emittedCurrent) else { return }
+        guard cycle.hasPosition || (cycle.gsaMode != nil && !emittedCurrent) else { return }
         if let t = cycleTime { location.time = timestamp(for: t) }
-        if positionValid {
-            if let g = gsaMode, g >= 2 { location.mode = g == 3 ? .threeD : .twoD }
-            else { location.mode = location.altitudeMSLMeters != nil ? .threeD : .twoD }
+        if cycle.positionValid {
+            if let g = cycle.gsaMode, g >= 2 { location.mode = g == 3 ? .threeD : .twoD }
+            else if cycle.hasAltitudeSource { location.mode = location.altitudeMSLMeters != nil ? .threeD : .twoD }
+            else { location.mode = lastDimension ?? .twoD }
+            if cycle.gsaMode != nil || cycle.hasAltitudeSource { lastDimension = location.mode }
             if location.quality == .unknown { location.quality = .gps }
-            computeAccuracy()
+            computeAccuracy(&location)
         } else {
             location = Self.noFix(from: location)
-            location.mode = (positionInvalid || gsaMode == 1) ? .noFix : .unknown
+            location.mode = (cycle.positionInvalid || cycle.gsaMode == 1) ? .noFix : .unknown
         }
         emit(.fix(location))
-        if location.time != nil { previousTime = location.time }
     }
 
     private static func noFix(from l: Location) -> Location {
@@ -257,7 +280,7 @@ public struct EpochAssembler: Sendable {
         return n
     }
 
-    private mutating func computeAccuracy() {
+    private func computeAccuracy(_ location: inout Location) {
         let differential = location.quality == .dgps || location.quality == .rtkFixed || location.quality == .rtkFloat
         if let a = location.latitudeErrorMeters, let b = location.longitudeErrorMeters {
             location.horizontalAccuracyMeters = (a * a + b * b).squareRoot()
@@ -284,14 +307,8 @@ public struct EpochAssembler: Sendable {
     }
 
     private mutating func reset() {
-        location = Location()
-        if let t = cycleTime { location.timeFractionDigits = t.fractionDigits }
-        hasPosition = false
-        positionValid = false
-        positionInvalid = false
-        gsaMode = nil
-        qualityFromGGA = false
-        hasContent = false
+        cycle = Cycle()
+        if let t = cycleTime { cycle.location.timeFractionDigits = t.fractionDigits }
         sky.startEpoch()
     }
 }

@@ -56,4 +56,13 @@ void clinux_ignore_sigpipe(void);
 int clinux_spawn(const char *path, char *const argv[], int stdout_fd, int stderr_fd, pid_t *pid);
 /// Send sig to pid and reap it, waiting at most timeout_ms before SIGKILL. Returns the wait status or -errno.
 int clinux_kill_and_reap(pid_t pid, int sig, int timeout_ms);
+
+// ---- graceful stop ----
+/// Installs SIGINT/SIGTERM/SIGHUP handlers that only set a flag (async-signal-safe); SA_RESTART is not set,
+/// so blocking reads return EINTR and loops can check the flag.
+void clinux_install_stop_handlers(void);
+/// The signal number that requested a stop, or 0.
+int clinux_stop_requested(void);
+/// Sleep for ns nanoseconds (monotonic), returning early (-EINTR) when a stop is requested.
+int clinux_sleep_ns(int64_t ns);
 #endif

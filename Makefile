@@ -1,0 +1,63 @@
+# Lodestar — see README.md. Every target installs what it needs first (make deps).
+PREFIX ?= /usr/local
+DESTDIR ?=
+SWIFT ?= swift
+CONFIG ?= release
+DEBIAN_PACKAGES := libgps-dev libi2c-dev libudev-dev pkg-config gpsd gpsd-clients
+BENCH_PACKAGES := libgeographiclib-dev time
+BIN := .build/$(CONFIG)/lodestar
+DEMO_CAPTURE := captures/simulated-drive.lcap
+FUZZ_SECONDS ?= 600
+
+.PHONY: all deps build test demo bench fuzz install uninstall clean
+
+all: build
+
+# Installs the Debian packages that are missing (a no-op when all are present).
+deps:
+	@missing=""; for p in $(DEBIAN_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build -c $(CONFIG) --product lodestar
+
+test: deps
+	$(SWIFT) test
+
+demo: build
+	$(BIN) replay $(DEMO_CAPTURE)
+
+bench: deps
+	@missing=""; for p in $(BENCH_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; fi
+	$(SWIFT) build -c release --product lodestar
+	$(SWIFT) build -c release --product LodestarBench
+	scripts/bench.sh
+
+fuzz: deps
+	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/doc/lodestar $(DESTDIR)/etc/udev/rules.d
+	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/lodestar
+	install -m 0644 docs/lodestar.1 $(DESTDIR)$(PREFIX)/share/man/man1/lodestar.1
+	install -m 0644 docs/*.md README.md $(DESTDIR)$(PREFIX)/share/doc/lodestar/
+	install -m 0644 udev/*.rules $(DESTDIR)/etc/udev/rules.d/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/lodestar $(DESTDIR)$(PREFIX)/share/man/man1/lodestar.1
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/lodestar
+	rm -f $(DESTDIR)/etc/udev/rules.d/60-lodestar.rules
+
+clean:
+	rm -rf .build .build-fuzz

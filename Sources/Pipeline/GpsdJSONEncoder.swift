@@ -1,0 +1,107 @@
+import LocationCore
+
+/// gpsd-compatible JSON (gpsd_json(5)): TPV and SKY objects with gpsd's names, units and decimal places, so
+/// gpsd clients (gpspipe consumers, gps.py, libgps' JSON parser) read them. `status` events become gpsd
+/// `DEVICE`-less comments are not part of gpsd's protocol, so they are omitted here.
+public struct GpsdJSONEncoder: OutputEncoder {
+    public var device: String?
+
+    public init(device: String? = nil) { self.device = device }
+
+    /// gpsd's 95 % user equivalent range errors (gpsd's gpsd_error_model), metres.
+    static let pUERE = 19.0, pUEREDifferential = 4.75
+    static let vUERE = 23.0, vUEREDifferential = 5.0
+
+    public mutating func encode(_ event: OutputEvent, into out: inout [UInt8]) {
+        var w = JSONWriter()
+        switch event {
+        case .fix(let l):
+            w.begin(&out, class: "TPV")
+            if let device { w.string(&out, "device", device) }
+            if l.quality != .unknown && l.quality != .gps && (l.mode == .twoD || l.mode == .threeD) {
+                w.integer(&out, "status", l.quality.rawValue)
+            }
+            w.integer(&out, "mode", max(l.mode.rawValue, 0))
+            w.time(&out, "time", l.time, fractionDigits: 3)
+            if l.time != nil { w.number(&out, "ept", 0.005, decimals: 3) }
+            let valid = l.mode == .twoD || l.mode == .threeD
+            if valid {
+                w.number(&out, "lat", l.latitudeDegrees, decimals: 9)
+                w.number(&out, "lon", l.longitudeDegrees, decimals: 9)
+                if l.mode == .threeD {
+                    w.number(&out, "altHAE", l.altitudeEllipsoidMeters, decimals: 4)
+                    w.number(&out, "altMSL", l.altitudeMSLMeters, decimals: 4)
+                    w.number(&out, "alt", l.altitudeMSLMeters, decimals: 4)
+                }
+                let differential = l.quality == .dgps || l.quality == .rtkFixed || l.quality == .rtkFloat
+                w.number(&out, "epx", l.longitudeErrorMeters, decimals: 3)
+                w.number(&out, "epy", l.latitudeErrorMeters, decimals: 3)
+                if l.mode == .threeD {
+                    let epv = l.altitudeErrorMeters ?? l.vdop.map { $0 * (differential ? Self.vUEREDifferential : Self.vUERE) }
+                    w.number(&out, "epv", epv, decimals: 3)
+                }
+                w.number(&out, "track", l.courseDegrees, decimals: 4)
+                w.number(&out, "magtrack", l.magneticCourseDegrees, decimals: 4)
+                w.number(&out, "magvar", l.magneticVariationDegrees, decimals: 1)
+                w.number(&out, "speed", l.speedMetersPerSecond, decimals: 3)
+                w.number(&out, "eps", l.speedAccuracyMetersPerSecond.map { $0 * 2 }, decimals: 2)
+                w.number(&out, "epd", l.courseAccuracyDegrees.map { $0 * 2 }, decimals: 4)
+                w.number(&out, "geoidSep", l.geoidSeparationMeters, decimals: 3)
+                var eph: Double?
+                if let a = l.latitudeErrorMeters, let b = l.longitudeErrorMeters { eph = (a * a + b * b).squareRoot() }
+                else if let h = l.hdop { eph = h * (differential ? Self.pUEREDifferential : Self.pUERE) }
+                w.number(&out, "eph", eph, decimals: 3)
+                if l.mode == .threeD, let p = l.pdop {
+                    w.number(&out, "sep", p * (differential ? Self.pUEREDifferential : Self.pUERE), decimals: 3)
+                }
+                w.number(&out, "dgpsAge", l.dgpsAgeSeconds, decimals: 1)
+                w.integer(&out, "dgpsSta", l.dgpsStation)
+            }
+            w.end(&out)
+        case .sky(let s):
+            w.begin(&out, class: "SKY")
+            if let device { w.string(&out, "device", device) }
+            w.time(&out, "time", s.time, fractionDigits: 3)
+            w.number(&out, "hdop", s.hdop, decimals: 2)
+            w.number(&out, "pdop", s.pdop, decimals: 2)
+            w.number(&out, "vdop", s.vdop, decimals: 2)
+            w.integer(&out, "nSat", s.satellites.count)
+            w.integer(&out, "uSat", s.satellitesUsed ?? s.satellites.reduce(0) { $0 + ($1.used ? 1 : 0) })
+            if !s.satellites.isEmpty {
+                var list: [UInt8] = [0x5B]
+                for (i, sat) in s.satellites.enumerated() {
+                    if i > 0 { list.append(0x2C) }
+                    list.append(0x7B)
+                    var e = JSONWriter()
+                    e.first = true
+                    e.integer(&list, "PRN", Self.gpsdPRN(sat))
+                    e.integer(&list, "gnssid", sat.constellation == .unknown ? nil : sat.constellation.rawValue)
+                    e.integer(&list, "svid", sat.svid)
+                    e.number(&list, "az", sat.azimuthDegrees, decimals: 1)
+                    e.number(&list, "el", sat.elevationDegrees, decimals: 1)
+                    e.number(&list, "ss", sat.snrDBHz, decimals: 1)
+                    e.bool(&list, "used", sat.used)
+                    list.append(0x7D)
+                }
+                list.append(0x5D)
+                w.raw(&out, "satellites", list)
+            }
+            w.end(&out)
+        case .status, .sentence:
+            break
+        }
+    }
+
+    /// gpsd's PRN numbering: GPS 1–32, SBAS 120–158, GLONASS 65–96, QZSS 193–202, Galileo 301–336,
+    /// BeiDou 401–437, NavIC 801–.
+    static func gpsdPRN(_ s: SatelliteInfo) -> Int {
+        switch s.constellation {
+        case .gps, .sbas, .unknown, .imes: s.svid
+        case .glonass: s.svid + 64
+        case .qzss: s.svid + 192
+        case .galileo: s.svid + 300
+        case .beidou: s.svid + 400
+        case .navic: s.svid + 800
+        }
+    }
+}

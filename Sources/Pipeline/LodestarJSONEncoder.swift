@@ -1,0 +1,80 @@
+import LocationCore
+
+/// Lodestar's JSON lines (docs/output.md): one object per event, `class` first, units in every key name,
+/// absent values omitted (never 0).
+public struct LodestarJSONEncoder: OutputEncoder {
+    public init() {}
+
+    public mutating func encode(_ event: OutputEvent, into out: inout [UInt8]) {
+        var w = JSONWriter()
+        switch event {
+        case .fix(let l):
+            w.begin(&out, class: "fix")
+            w.time(&out, "time", l.time, fractionDigits: max(3, l.timeFractionDigits))
+            w.string(&out, "mode", l.mode.name)
+            if l.mode == .twoD || l.mode == .threeD { w.string(&out, "quality", l.quality.name) }
+            w.number(&out, "latitudeDegrees", l.latitudeDegrees, decimals: 9)
+            w.number(&out, "longitudeDegrees", l.longitudeDegrees, decimals: 9)
+            w.number(&out, "altitudeMSLMeters", l.altitudeMSLMeters, decimals: 3)
+            w.number(&out, "altitudeEllipsoidMeters", l.altitudeEllipsoidMeters, decimals: 3)
+            w.number(&out, "geoidSeparationMeters", l.geoidSeparationMeters, decimals: 3)
+            w.number(&out, "horizontalAccuracyMeters", l.horizontalAccuracyMeters, decimals: 3)
+            w.number(&out, "verticalAccuracyMeters", l.verticalAccuracyMeters, decimals: 3)
+            w.number(&out, "speedMetersPerSecond", l.speedMetersPerSecond, decimals: 3)
+            w.number(&out, "speedAccuracyMetersPerSecond", l.speedAccuracyMetersPerSecond, decimals: 3)
+            w.number(&out, "courseDegrees", l.courseDegrees, decimals: 3)
+            w.number(&out, "courseAccuracyDegrees", l.courseAccuracyDegrees, decimals: 3)
+            w.number(&out, "magneticCourseDegrees", l.magneticCourseDegrees, decimals: 3)
+            w.number(&out, "magneticVariationDegrees", l.magneticVariationDegrees, decimals: 3)
+            w.number(&out, "receiverHeadingDegrees", l.receiverHeadingDegrees, decimals: 3)
+            w.integer(&out, "satellitesUsed", l.satellitesUsed)
+            w.integer(&out, "satellitesVisible", l.satellitesVisible)
+            w.number(&out, "hdop", l.hdop, decimals: 2)
+            w.number(&out, "vdop", l.vdop, decimals: 2)
+            w.number(&out, "pdop", l.pdop, decimals: 2)
+            w.number(&out, "dgpsAgeSeconds", l.dgpsAgeSeconds, decimals: 1)
+            w.integer(&out, "dgpsStation", l.dgpsStation)
+            w.end(&out)
+        case .sky(let s):
+            w.begin(&out, class: "sky")
+            w.time(&out, "time", s.time, fractionDigits: 3)
+            w.integer(&out, "satellitesUsed", s.satellitesUsed)
+            w.integer(&out, "satellitesVisible", s.satellites.count)
+            w.number(&out, "hdop", s.hdop, decimals: 2)
+            w.number(&out, "vdop", s.vdop, decimals: 2)
+            w.number(&out, "pdop", s.pdop, decimals: 2)
+            var list: [UInt8] = [0x5B]
+            for (i, sat) in s.satellites.enumerated() {
+                if i > 0 { list.append(0x2C) }
+                var e = JSONWriter()
+                list.append(0x7B)
+                e.first = true
+                e.string(&list, "constellation", sat.constellation.name)
+                e.integer(&list, "svid", sat.svid)
+                e.integer(&list, "nmeaID", sat.nmeaID)
+                e.number(&list, "elevationDegrees", sat.elevationDegrees, decimals: 1)
+                e.number(&list, "azimuthDegrees", sat.azimuthDegrees, decimals: 1)
+                e.number(&list, "snrDBHz", sat.snrDBHz, decimals: 1)
+                e.integer(&list, "signalID", sat.signalID)
+                e.bool(&list, "used", sat.used)
+                list.append(0x7D)
+            }
+            list.append(0x5D)
+            w.raw(&out, "satellites", list)
+            w.end(&out)
+        case .status(let st):
+            w.begin(&out, class: "status")
+            w.time(&out, "time", st.time, fractionDigits: 3)
+            w.string(&out, "source", st.source)
+            w.string(&out, "state", st.state.rawValue)
+            w.string(&out, "message", st.message)
+            w.end(&out)
+        case .sentence(let bytes):
+            w.begin(&out, class: "nmea")
+            var text = bytes
+            while let l = text.last, l == 0x0D || l == 0x0A { text.removeLast() }
+            w.string(&out, "sentence", String(decoding: text, as: UTF8.self))
+            w.end(&out)
+        }
+    }
+}

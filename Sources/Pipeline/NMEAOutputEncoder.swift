@@ -1,0 +1,23 @@
+import LocationCore
+import NMEA
+
+/// NMEA 0183 out: RMC and GGA per fix (checksummed, CRLF), for chartplotters and NMEA consumers.
+/// Passed-through sentences are written verbatim.
+public struct NMEAOutputEncoder: OutputEncoder {
+    public var encoder: NMEAEncoder
+
+    public init(talker: String = "GP") { encoder = NMEAEncoder(talker: talker) }
+
+    public mutating func encode(_ event: OutputEvent, into out: inout [UInt8]) {
+        switch event {
+        case .fix(let l):
+            out.append(contentsOf: encoder.rmc(l).utf8)
+            out.append(contentsOf: encoder.gga(l).utf8)
+        case .sentence(let bytes):
+            out.append(contentsOf: bytes)
+            if bytes.last != 0x0A { out.append(0x0D); out.append(0x0A) }
+        case .sky, .status:
+            break
+        }
+    }
+}

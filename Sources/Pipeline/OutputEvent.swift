@@ -1,0 +1,48 @@
+import LocationCore
+
+/// A source's availability, reported on the output stream as `status` events.
+public struct StatusReport: Sendable, Hashable {
+    public enum State: String, Sendable {
+        case starting, available, unavailable, denied, recovered, finished
+    }
+    public var source: String
+    public var state: State
+    public var message: String?
+    public var time: Timestamp?
+    public init(source: String, state: State, message: String? = nil, time: Timestamp? = nil) {
+        self.source = source; self.state = state; self.message = message; self.time = time
+    }
+}
+
+/// Everything the pipeline emits, in order.
+public enum OutputEvent: Sendable {
+    case fix(Location)
+    case sky(SkyReport)
+    case status(StatusReport)
+    /// A proprietary or unsupported sentence passed through verbatim (with `--passthrough`).
+    case sentence([UInt8])
+}
+
+/// The output formats.
+public enum OutputFormat: String, CaseIterable, Sendable {
+    /// Lodestar JSON lines (docs/output.md).
+    case json
+    /// gpsd-compatible JSON (TPV, SKY) with gpsd's names and units.
+    case gpsd
+    /// NMEA 0183 sentences (RMC, GGA).
+    case nmea
+}
+
+/// Turns output events into bytes of one line (or a few NMEA sentences).
+public protocol OutputEncoder {
+    /// Appends the encoding of `event` to `out` (nothing for events the format has no form for).
+    mutating func encode(_ event: OutputEvent, into out: inout [UInt8])
+}
+
+public func makeEncoder(_ format: OutputFormat, device: String? = nil) -> any OutputEncoder {
+    switch format {
+    case .json: LodestarJSONEncoder()
+    case .gpsd: GpsdJSONEncoder(device: device)
+    case .nmea: NMEAOutputEncoder()
+    }
+}

@@ -1,0 +1,153 @@
+import LocationCore
+import NMEA
+
+/// The one pipeline for live and replay: source events in, output events out. It never reads a clock and never
+/// touches a device; sources and sinks are plugged in from outside.
+///
+/// Per NMEA source it keeps a framer (bytes → sentences), a parser (sentences → typed values) and an epoch
+/// assembler (sentences → one fix per receiver cycle).
+public final class Pipeline {
+    public struct Settings: Sendable {
+        public var framer = NMEAFramer.Options.default
+        public var epoch = EpochAssembler.Settings.default
+        /// Reference date for 2-digit years / rollover (from the capture header, or the CLI's system clock).
+        public var referenceDate: CivilDate?
+        /// Emit sky events.
+        public var emitSky = true
+        /// Pass proprietary and unsupported sentences through as `sentence` events.
+        public var passthrough = false
+        /// Emit fixes from external engines (GnssLogger Fix rows) when the source has no NMEA.
+        public var useExternalFixes = true
+        /// Flush encoded output to the sinks after every event (live) instead of in large blocks (replay).
+        public var flushEveryEvent = false
+        public init() {}
+        public static let `default` = Settings()
+    }
+
+    private final class NMEAStream {
+        let framer: NMEAFramer
+        let parser = NMEAParser()
+        var assembler: EpochAssembler
+        var sawNMEA = false
+        init(settings: Settings) {
+            framer = NMEAFramer(options: settings.framer)
+            assembler = EpochAssembler(settings: settings.epoch, referenceDate: settings.referenceDate)
+        }
+    }
+
+    public let settings: Settings
+    private var streams: [Int: NMEAStream] = [:]
+    private var encoder: any OutputEncoder
+    private var sinks: [any OutputSink]
+    private var buffer: [UInt8] = []
+    private let flushThreshold = 1 << 16
+    /// Optional observer of every output event (tests, the Swift API).
+    public var observer: ((OutputEvent) -> Void)?
+
+    public private(set) var fixesEmitted = 0
+    public private(set) var skyEmitted = 0
+    public private(set) var eventsProcessed = 0
+    /// UTC of the last fix emitted (replay pacing for logs without timestamps).
+    public private(set) var lastFixTime: Timestamp?
+
+    public init(settings: Settings = .default, encoder: any OutputEncoder, sinks: [any OutputSink]) {
+        self.settings = settings
+        self.encoder = encoder
+        self.sinks = sinks
+        buffer.reserveCapacity(flushThreshold + 8192)
+    }
+
+    /// True when every sink is broken (nobody can receive output any more).
+    public var allSinksBroken: Bool { !sinks.isEmpty && sinks.allSatisfy(\.isBroken) }
+
+    private func stream(_ id: Int) -> NMEAStream {
+        if let s = streams[id] { return s }
+        let s = NMEAStream(settings: settings)
+        streams[id] = s
+        return s
+    }
+
+    public func process(_ event: SensorEvent) {
+        eventsProcessed += 1
+        switch event.payload {
+        case .nmea(let bytes):
+            let s = stream(event.sourceID)
+            s.sawNMEA = true
+            bytes.withUnsafeBufferPointer { feed(s, $0) }
+        case .fix(let external):
+            if settings.useExternalFixes && streams[event.sourceID]?.sawNMEA != true {
+                emit(.fix(external.location))
+            }
+        case .motion, .orientation:
+            break // heading fusion plugs in here (issue: heading)
+        }
+        if settings.flushEveryEvent { flush() }
+    }
+
+    /// Feeds raw NMEA bytes of source `sourceID` directly (replay fast path, no event allocation).
+    public func feedNMEA(_ bytes: UnsafeBufferPointer<UInt8>, sourceID: Int = 0) {
+        let s = stream(sourceID)
+        s.sawNMEA = true
+        feed(s, bytes)
+        if settings.flushEveryEvent { flush() }
+    }
+
+    private func feed(_ s: NMEAStream, _ bytes: UnsafeBufferPointer<UInt8>) {
+        s.framer.feed(bytes) { framed in
+            guard let parsed = s.parser.parse(framed) else { return }
+            switch parsed.sentence {
+            case .proprietary, .unsupported:
+                if settings.passthrough { emit(.sentence(Array(framed.bytes) + [0x0D, 0x0A])) }
+            default:
+                s.assembler.add(parsed) { emitEpoch($0) }
+            }
+        }
+    }
+
+    private func emitEpoch(_ output: EpochOutput) {
+        switch output {
+        case .fix(let l): emit(.fix(l))
+        case .sky(let s): if settings.emitSky { emit(.sky(s)) }
+        }
+    }
+
+    public func emit(_ event: OutputEvent) {
+        switch event {
+        case .fix(let l):
+            fixesEmitted += 1
+            if let t = l.time { lastFixTime = t }
+        case .sky: skyEmitted += 1
+        default: break
+        }
+        observer?(event)
+        encoder.encode(event, into: &buffer)
+        if buffer.count >= flushThreshold { flush() }
+    }
+
+    public func flush() {
+        guard !buffer.isEmpty else { return }
+        buffer.withUnsafeBufferPointer { p in for sink in sinks { sink.write(p) } }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// End of input: emit the last cycles and flush.
+    public func finish() {
+        for id in streams.keys.sorted() {
+            guard let s = streams[id] else { continue }
+            s.framer.finish { framed in
+                if let parsed = s.parser.parse(framed) { s.assembler.add(parsed) { emitEpoch($0) } }
+            }
+            s.assembler.finish { emitEpoch($0) }
+        }
+        flush()
+    }
+
+    /// Framer + parser counters over all sources.
+    public var nmeaStatistics: NMEAStatistics {
+        streams.values.reduce(NMEAStatistics()) { acc, s in
+            var parserStats = s.parser.statistics
+            parserStats.framed = 0 // framed is counted by the framer; the parser's copy counts the same sentences
+            return acc + s.framer.statistics + parserStats
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import ArgumentParser
+
+@main
+struct Lodestar: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lodestar",
+        abstract: "Core Location for Linux boards: fused location from NMEA receivers, captures and sensors.",
+        discussion: """
+        Lodestar reads NMEA 0183 receivers and sensor captures, assembles one fix per receiver cycle and writes \
+        Lodestar JSON lines, gpsd-compatible JSON or NMEA to standard output or a FIFO.
+
+        Exit codes: 0 success; 64 bad arguments; 65 unrecognised or unsupported input format; \
+        66 input file missing; 73 output cannot be created; 74 I/O error; 77 permission denied; \
+        130/143 stopped by SIGINT/SIGTERM (after flushing).
+
+        See docs/ (cli.md, output.md, capture-format.md, nmea.md) for details.
+        """,
+        version: LodestarVersion.string,
+        subcommands: [Replay.self]
+    )
+}
+
+enum LodestarVersion {
+    static let string = "0.1.0"
+}

@@ -1,0 +1,186 @@
+import ArgumentParser
+import Capture
+import CLinux
+import Devices
+import LocationCore
+import NMEA
+import Pipeline
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct OutputOptions: ParsableArguments {
+    @Option(name: .long, help: "Output format: json (Lodestar JSON lines), gpsd (gpsd-compatible TPV/SKY JSON) or nmea (RMC+GGA).")
+    var output: OutputFormat = .json
+
+    @Option(name: .long, help: ArgumentHelp("Also write output into this FIFO (created with mode 0660 if missing). Never blocks: lines are dropped and counted while no reader is attached.", valueName: "path"))
+    var fifo: String?
+
+    @Flag(name: .long, help: "Write only to the FIFO, not to standard output (requires --fifo).")
+    var fifoOnly = false
+
+    @Flag(name: .long, help: "Do not emit satellite (sky) events.")
+    var noSky = false
+
+    @Flag(name: .long, help: "Pass proprietary ($P…) and unsupported sentences through (as `nmea` events in JSON, verbatim in NMEA output).")
+    var passthrough = false
+
+    func validate() throws {
+        if fifoOnly && fifo == nil { throw ValidationError("--fifo-only needs --fifo PATH") }
+    }
+}
+
+extension OutputFormat: ExpressibleByArgument {}
+extension CaptureFormat: ExpressibleByArgument {}
+
+struct Replay: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Replay capture files through the same pipeline as live input.",
+        discussion: """
+        Formats are detected from the content (override with --format): Lodestar captures (#!lodestar-capture), \
+        NMEA logs (including gpsd test logs whose '# Date:' header resolves 2-digit years and GPS week \
+        rollover), Android GnssLogger logs, and IMU CSV files. Corrupt records are counted and skipped; a \
+        summary of records read, accepted and rejected by reason goes to standard error at the end.
+
+        Examples:
+          lodestar replay captures/simulated-drive.lcap
+          lodestar replay --output gpsd receiver.nmea | gpsdecode -e   # gpsd tools read the output
+          lodestar replay --realtime --fifo /run/lodestar/fix captures/simulated-drive.lcap
+        """)
+
+    @Argument(help: ArgumentHelp("Capture files to replay, in order ('-' reads NMEA from standard input).", valueName: "file"))
+    var files: [String]
+
+    @Option(name: .long, help: "Input format instead of detecting it: lodestar, nmea, gnsslogger, imu-csv.")
+    var format: CaptureFormat?
+
+    @OptionGroup var outputOptions: OutputOptions
+
+    @Flag(name: .long, help: "Replay at recorded pace (same as --speed 1).")
+    var realtime = false
+
+    @Option(name: .long, help: ArgumentHelp("Replay at this multiple of recorded pace (e.g. 10). Default: as fast as possible.", valueName: "factor"))
+    var speed: Double?
+
+    @Flag(name: .long, help: "Accept NMEA sentences without a checksum (a wrong checksum is always rejected).")
+    var lenient = false
+
+    @Option(name: .long, help: ArgumentHelp("Date (YYYY-MM-DD) near the recording, for 2-digit years and GPS week rollover, when the capture has no '# Date:' header. Default: today.", valueName: "date"))
+    var referenceDate: String?
+
+    @Flag(name: .long, help: "Do not print the summary on standard error.")
+    var quiet = false
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("give at least one capture file (try: lodestar replay captures/simulated-drive.lcap)") }
+        if let s = speed, !(s > 0 && s.isFinite) { throw ValidationError("--speed must be a positive number") }
+        if realtime && speed != nil { throw ValidationError("use either --realtime or --speed, not both") }
+        if let d = referenceDate, parseISODate(d) == nil { throw ValidationError("--reference-date must be YYYY-MM-DD, got '\(d)'") }
+    }
+
+    func run() throws {
+        clinux_install_stop_handlers()
+        clinux_ignore_sigpipe()
+        var sinks: [any OutputSink] = []
+        let stdoutSink = FileDescriptorSink(fd: 1)
+        if !outputOptions.fifoOnly { sinks.append(stdoutSink) }
+        var fifo: FIFOSink?
+        if let path = outputOptions.fifo {
+            do { fifo = try FIFOSink(path: path) } catch {
+                fail(error.description, code: error.isPermissionDenied ? Exit.permission : Exit.cannotCreate)
+            }
+            if let fifo { sinks.append(fifo) }
+        }
+        // Open every file first so a bad argument fails before any output.
+        var readers: [(String, any CaptureReader)] = []
+        let pace = realtime ? 1.0 : speed
+        for file in files {
+            do {
+                readers.append((file, try CaptureDetector.open(path: file, format: format, lineEvents: pace != nil)))
+            } catch {
+                fail(error.description, code: Exit.code(for: error))
+            }
+        }
+        let today = CivilDate(daysSinceEpochFromClock: clinux_realtime_ns())
+        var totals = ReplaySummary()
+        for (file, reader) in readers {
+            var settings = Pipeline.Settings()
+            settings.framer = NMEAFramer.Options(acceptMissingChecksum: lenient)
+            settings.emitSky = !outputOptions.noSky
+            settings.passthrough = outputOptions.passthrough
+            settings.flushEveryEvent = pace != nil
+            let encoder = makeEncoder(outputOptions.output)
+            var pipeline: Pipeline?
+            var pacer = Pacer(speed: pace)
+            do {
+                while let event = try reader.next() {
+                    if clinux_stop_requested() != 0 { break }
+                    if pipeline == nil {
+                        settings.referenceDate = reader.header.referenceDate ?? referenceDate.flatMap(parseISODate) ?? today
+                        pipeline = Pipeline(settings: settings, encoder: encoder, sinks: sinks)
+                    }
+                    guard let p = pipeline else { break }
+                    pacer.wait(for: event, lastFixTime: p.lastFixTime)
+                    p.process(event)
+                    if p.allSinksBroken { break }
+                }
+            } catch {
+                pipeline?.finish()
+                fail(error.description, code: Exit.code(for: error))
+            }
+            pipeline?.finish()
+            let summary = ReplaySummary(file: file, reader: reader, pipeline: pipeline)
+            if !quiet { printError(summary.line(prefix: "lodestar: \(file)")) }
+            totals.add(summary)
+            if clinux_stop_requested() != 0 || (pipeline?.allSinksBroken ?? false) { break }
+        }
+        if let fifo {
+            if !quiet && fifo.droppedLines > 0 {
+                printError("lodestar: FIFO \(fifo.path): \(fifo.droppedLines) lines dropped while no reader was attached or the pipe was full")
+            }
+            fifo.close()
+        }
+        if !quiet && readers.count > 1 { printError(totals.line(prefix: "lodestar: total")) }
+        let sig = clinux_stop_requested()
+        if sig != 0 { throw ExitCode(128 + sig) }
+    }
+}
+
+extension CivilDate {
+    init(daysSinceEpochFromClock ns: Int64) {
+        self.init(daysSince1970: Int(ns / 86_400_000_000_000))
+    }
+}
+
+/// Paces replay: by recorded monotonic stamps when the capture has them, else by the fixes' UTC times.
+struct Pacer {
+    let speed: Double?
+    private var firstEventNanos: Int64?
+    private var wallStart: Int64 = 0
+    private var lastFix: Timestamp?
+    private var lastFixWall: Int64 = 0
+
+    init(speed: Double?) { self.speed = speed }
+
+    mutating func wait(for event: SensorEvent, lastFixTime: Timestamp?) {
+        guard let speed else { return }
+        let now = clinux_monotonic_ns()
+        if let t = event.monotonicNanos {
+            guard let first = firstEventNanos else { firstEventNanos = t; wallStart = now; return }
+            let due = wallStart + Int64(Double(t - first) / speed)
+            if due > now { _ = clinux_sleep_ns(due - now) }
+        } else if let fix = lastFixTime {
+            // NMEA logs carry no receive times: keep the fixes' spacing.
+            if let previous = lastFix, fix > previous {
+                let gap = Double(fix.nanosecondsSince1970 - previous.nanosecondsSince1970) / speed
+                let due = lastFixWall + Int64(min(gap, 10e9))
+                if due > now { _ = clinux_sleep_ns(due - now) }
+                lastFixWall = max(due, now)
+                lastFix = fix
+            } else if lastFix == nil {
+                lastFix = fix
+                lastFixWall = now
+            }
+        }
+    }
+}
