@@ -71,6 +71,40 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         out.append(0x5A)
     }
 
+    /// Appends the ISO 8601 form to a ByteBuffer (the output hot path).
+    public func appendISO8601(to out: inout ByteBuffer, fractionDigits: Int = 3) {
+        let (day, nano) = dayAndNanoOfDay
+        let date = CivilDate(daysSince1970: Int(day))
+        let secs = Int(nano / 1_000_000_000)
+        out.reserve(32)
+        Self.put(&out, date.year, 4); out.append(0x2D)
+        Self.put(&out, date.month, 2); out.append(0x2D)
+        Self.put(&out, date.day, 2); out.append(0x54)
+        Self.put(&out, secs / 3600, 2); out.append(0x3A)
+        Self.put(&out, secs / 60 % 60, 2); out.append(0x3A)
+        Self.put(&out, secs % 60, 2)
+        let digits = max(0, min(9, fractionDigits))
+        if digits > 0 {
+            out.append(0x2E)
+            var divisor: Int64 = 1_000_000_000
+            for _ in 0..<digits { divisor /= 10 }
+            var scaled = (nano % 1_000_000_000 + divisor / 2) / divisor
+            var limit: Int64 = 1
+            for _ in 0..<digits { limit *= 10 }
+            if scaled >= limit { scaled = limit - 1 }
+            Self.put(&out, Int(scaled), digits)
+        }
+        out.append(0x5A)
+    }
+
+    @inline(__always)
+    static func put(_ out: inout ByteBuffer, _ value: Int, _ width: Int) {
+        var divisor = 1
+        for _ in 1..<max(1, width) { divisor *= 10 }
+        var v = max(0, value) % (divisor * 10)
+        while divisor > 0 { out.append(UInt8(truncatingIfNeeded: 0x30 + v / divisor)); v %= divisor; divisor /= 10 }
+    }
+
     @inline(__always)
     static func appendDigits(_ out: inout [UInt8], _ value: Int, _ width: Int) {
         var buf: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)

@@ -1,1 +1,70 @@
-print("bench")
+// Micro-benchmarks for `make bench` (scripts/bench.sh prints them next to the gpsdecode comparison).
+// Usage: LodestarBench parse FILE   — framer + parser only, file in memory, best of 5 runs
+//        LodestarBench pipeline FILE — framer + parser + epoch assembly + gpsd JSON encoding, no I/O
+#if canImport(Glibc)
+import Glibc
+#endif
+import LocationCore
+import NMEA
+import Pipeline
+
+func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+func load(_ path: String) -> [UInt8] {
+    guard let f = fopen(path, "rb") else { print("cannot open \(path)"); exit(66) }
+    defer { fclose(f) }
+    var out: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 20)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, 1 << 20, f) }
+        if n <= 0 { break }
+        out.append(contentsOf: chunk[0..<n])
+    }
+    return out
+}
+
+final class NullSink: OutputSink {
+    var bytes = 0
+    let isBroken = false
+    let droppedLines = 0
+    func write(_ b: UnsafeBufferPointer<UInt8>) { bytes += b.count }
+    func close() {}
+}
+
+let args = CommandLine.arguments
+guard args.count >= 3 else { print("usage: LodestarBench parse|pipeline FILE"); exit(64) }
+let data = load(args[2])
+var best = Double.infinity
+var sentences = 0
+for _ in 0..<5 {
+    let start = now()
+    var count = 0
+    switch args[1] {
+    case "parse":
+        let framer = NMEAFramer()
+        let parser = NMEAParser()
+        data.withUnsafeBufferPointer { p in
+            framer.feed(p) { f in if parser.parse(f) != nil { count += 1 } }
+        }
+    default:
+        let sink = NullSink()
+        let pipeline = Pipeline(encoder: GpsdJSONEncoder(), sinks: [sink])
+        data.withUnsafeBufferPointer { pipeline.feedNMEA($0) }
+        pipeline.finish()
+        count = pipeline.nmeaStatistics.framed
+    }
+    best = min(best, now() - start)
+    sentences = count
+}
+print("\(args[1]): \(sentences) sentences in \(String(format4: best)) s = \(Int(Double(sentences) / best)) sentences/s")
+
+extension String {
+    init(format4 v: Double) { self = String(Double(Int(v * 10000)) / 10000) }
+}
+if args.count > 3 {
+    print("sizes: NMEASentence \(MemoryLayout<NMEASentence>.size) ParsedSentence \(MemoryLayout<ParsedSentence>.size) GSV \(MemoryLayout<GSV>.size) GSA \(MemoryLayout<GSA>.size) GGA \(MemoryLayout<GGA>.size) RMC \(MemoryLayout<RMC>.size) GNS \(MemoryLayout<GNS>.size) Location \(MemoryLayout<Location>.size)")
+}

@@ -119,23 +119,29 @@ public final class NMEAFramer {
     public func feed(_ bytes: UnsafeBufferPointer<UInt8>, _ onSentence: (FramedSentence) -> Void) {
         guard let base = bytes.baseAddress else { return }
         let n = bytes.count
+        let buffer = self.buffer
+        let capacity = self.capacity
+        // State in locals for the hot loop; written back around every call out.
+        var length = self.length
+        var inSentence = self.inSentence
+        var discarding = self.discarding
+        var garbage = 0
         var i = 0
         while i < n {
             let b = base[i]
             i += 1
             if !inSentence {
                 if b == 0x24 || b == 0x21 { // '$' or '!'
-                    start(b)
-                } else if b != 0x0D && b != 0x0A {
-                    if !discarding { statistics.garbageBytes += 1 }
+                    inSentence = true; discarding = false; buffer[0] = b; length = 1
+                } else if b != 0x0D && b != 0x0A && !discarding {
+                    garbage += 1
                 }
                 continue
             }
-            // Inside a sentence: a tight loop over printable bytes.
             if b >= 0x20 && b <= 0x7E && b != 0x24 && b != 0x21 {
                 if length >= capacity {
-                    reject(.tooLong)
-                    discarding = true
+                    statistics.rejected[RejectionReason.tooLong.rawValue] += 1
+                    inSentence = false; length = 0; discarding = true
                     continue
                 }
                 buffer[length] = b
@@ -144,16 +150,24 @@ public final class NMEAFramer {
             }
             switch b {
             case 0x0D, 0x0A:
+                self.length = length
+                self.inSentence = true
                 complete(onSentence)
+                length = 0
+                inSentence = false
             case 0x24, 0x21:
                 if length == 1 && buffer[0] == 0x24 && b == 0x24 { continue } // "$$" prefix
-                reject(.collision)
-                start(b)
+                statistics.rejected[RejectionReason.collision.rawValue] += 1
+                inSentence = true; discarding = false; buffer[0] = b; length = 1
             default:
-                reject(.invalidCharacter)
-                discarding = true
+                statistics.rejected[RejectionReason.invalidCharacter.rawValue] += 1
+                inSentence = false; length = 0; discarding = true
             }
         }
+        self.length = length
+        self.inSentence = inSentence
+        self.discarding = discarding
+        statistics.garbageBytes += garbage
     }
 
     /// End of stream: a final sentence without a line ending is accepted if its checksum verifies.

@@ -77,45 +77,58 @@ public final class NMEAParser {
         guard address.count == 5 else { return reject(.invalidAddress) }
         let talker = Talker(address[0], address[1])
         let type = SentenceType(code: UInt32(address[2]) << 16 | UInt32(address[3]) << 8 | UInt32(address[4]))
-        guard let entry = Self.table[type] else {
+        let minimum: Int
+        switch type.code {
+        case Code.gga, Code.rmc: minimum = 10
+        case Code.gsa: minimum = 18
+        case Code.gsv, Code.gll: minimum = type.code == Code.gsv ? 4 : 5
+        case Code.vtg, Code.zda: minimum = 5
+        case Code.gst, Code.gbs, Code.dtm: minimum = 9
+        case Code.gns: minimum = 13
+        case Code.hdt, Code.hdm: minimum = 2
+        case Code.hdg: minimum = 6
+        case Code.ths, Code.rot: minimum = 3
+        case Code.txt: minimum = 5
+        default:
             statistics.framed += 1
             return ParsedSentence(talker: talker, type: type, sentence: .unsupported(type))
         }
-        guard f.count >= entry.minimumFields else { return reject(.tooFewFields) }
+        guard f.count >= minimum else { return reject(.tooFewFields) }
         statistics.framed += 1
         if countSentenceTypes { countsByType[type, default: 0] += 1 }
-        return ParsedSentence(talker: talker, type: type, sentence: entry.handler(f))
+        let sentence: NMEASentence
+        switch type.code {
+        case Code.gga: sentence = Self.parseGGA(f)
+        case Code.rmc: sentence = Self.parseRMC(f)
+        case Code.gsa: sentence = Self.parseGSA(f)
+        case Code.gsv: sentence = Self.parseGSV(f)
+        case Code.vtg: sentence = Self.parseVTG(f)
+        case Code.gll: sentence = Self.parseGLL(f)
+        case Code.zda: sentence = Self.parseZDA(f)
+        case Code.gst: sentence = Self.parseGST(f)
+        case Code.gns: sentence = Self.parseGNS(f)
+        case Code.gbs: sentence = Self.parseGBS(f)
+        case Code.hdt: sentence = .hdt(HDT(headingTrueDegrees: f.double(1)))
+        case Code.hdm: sentence = .hdm(HDM(headingMagneticDegrees: f.double(1)))
+        case Code.hdg: sentence = Self.parseHDG(f)
+        case Code.ths: sentence = .ths(THS(headingTrueDegrees: f.double(1), mode: f.character(2)))
+        case Code.rot: sentence = .rot(ROT(degreesPerMinute: f.double(1), valid: f.character(2).map { $0 == 0x41 }))
+        case Code.txt:
+            sentence = .txt(TXT(totalMessages: f.int(1), messageNumber: f.int(2), identifier: f.int(3), text: f.string(4)))
+        default: sentence = Self.parseDTM(f)
+        }
+        return ParsedSentence(talker: talker, type: type, sentence: sentence)
     }
 
-    struct Entry: Sendable {
-        /// Including the address field.
-        let minimumFields: Int
-        let handler: @Sendable (NMEAFields) -> NMEASentence
+    /// Packed sentence-type codes (three ASCII letters), compile-time constants for the dispatch switch.
+    enum Code {
+        static let gga: UInt32 = 0x47_47_41, rmc: UInt32 = 0x52_4D_43, gsa: UInt32 = 0x47_53_41
+        static let gsv: UInt32 = 0x47_53_56, vtg: UInt32 = 0x56_54_47, gll: UInt32 = 0x47_4C_4C
+        static let zda: UInt32 = 0x5A_44_41, gst: UInt32 = 0x47_53_54, gns: UInt32 = 0x47_4E_53
+        static let gbs: UInt32 = 0x47_42_53, hdt: UInt32 = 0x48_44_54, hdg: UInt32 = 0x48_44_47
+        static let hdm: UInt32 = 0x48_44_4D, ths: UInt32 = 0x54_48_53, rot: UInt32 = 0x52_4F_54
+        static let txt: UInt32 = 0x54_58_54, dtm: UInt32 = 0x44_54_4D
     }
-
-    static let table: [SentenceType: Entry] = [
-        .gga: Entry(minimumFields: 10, handler: parseGGA),
-        .rmc: Entry(minimumFields: 10, handler: parseRMC),
-        .gsa: Entry(minimumFields: 18, handler: parseGSA),
-        .gsv: Entry(minimumFields: 4, handler: parseGSV),
-        .vtg: Entry(minimumFields: 5, handler: parseVTG),
-        .gll: Entry(minimumFields: 5, handler: parseGLL),
-        .zda: Entry(minimumFields: 5, handler: parseZDA),
-        .gst: Entry(minimumFields: 9, handler: parseGST),
-        .gns: Entry(minimumFields: 13, handler: parseGNS),
-        .gbs: Entry(minimumFields: 9, handler: parseGBS),
-        .hdt: Entry(minimumFields: 2, handler: { f in .hdt(HDT(headingTrueDegrees: f.double(1))) }),
-        .hdm: Entry(minimumFields: 2, handler: { f in .hdm(HDM(headingMagneticDegrees: f.double(1))) }),
-        .hdg: Entry(minimumFields: 6, handler: parseHDG),
-        .ths: Entry(minimumFields: 3, handler: { f in .ths(THS(headingTrueDegrees: f.double(1), mode: f.character(2))) }),
-        .rot: Entry(minimumFields: 3, handler: { f in
-            .rot(ROT(degreesPerMinute: f.double(1), valid: f.character(2).map { $0 == 0x41 }))
-        }),
-        .txt: Entry(minimumFields: 5, handler: { f in
-            .txt(TXT(totalMessages: f.int(1), messageNumber: f.int(2), identifier: f.int(3), text: f.string(4)))
-        }),
-        .dtm: Entry(minimumFields: 9, handler: parseDTM),
-    ]
 
     static func signed(_ value: Double?, _ direction: UInt8?, negative: UInt8) -> Double? {
         guard let v = value else { return nil }

@@ -130,11 +130,33 @@ public struct GSA: Sendable, Hashable {
 
 }
 
+/// One satellite of a GSV sentence. Stored compactly (Float, NaN for "not given") because GSV sentences are
+/// the most frequent and the parse path copies them; values read back as Double? (nil when not given).
 public struct GSVSatellite: Sendable, Hashable {
-    public var id: Int
-    public var elevationDegrees: Double?
-    public var azimuthDegrees: Double?
-    public var snrDBHz: Double?
+    private var storedID: Int32
+    private var elevation: Float
+    private var azimuth: Float
+    private var snr: Float
+
+    public init(id: Int, elevationDegrees: Double?, azimuthDegrees: Double?, snrDBHz: Double?) {
+        storedID = Int32(truncatingIfNeeded: id)
+        elevation = elevationDegrees.map { Float($0) } ?? .nan
+        azimuth = azimuthDegrees.map { Float($0) } ?? .nan
+        snr = snrDBHz.map { Float($0) } ?? .nan
+    }
+
+    public var id: Int { Int(storedID) }
+    public var elevationDegrees: Double? { elevation.isNaN ? nil : Double(elevation) }
+    public var azimuthDegrees: Double? { azimuth.isNaN ? nil : Double(azimuth) }
+    public var snrDBHz: Double? { snr.isNaN ? nil : Double(snr) }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.storedID == b.storedID && a.elevationDegrees == b.elevationDegrees && a.azimuthDegrees == b.azimuthDegrees
+            && a.snrDBHz == b.snrDBHz
+    }
+    public func hash(into h: inout Hasher) {
+        h.combine(storedID); h.combine(elevationDegrees); h.combine(azimuthDegrees); h.combine(snrDBHz)
+    }
 }
 
 public struct GSV: Sendable, Hashable {

@@ -4,11 +4,16 @@ import LocationCore
 struct SkyAssembler {
     private struct Key: Hashable { let talker: Talker; let signal: Int }
     private var pending: [Key: [SatelliteInfo]] = [:]
-    private var completed: [Key: [SatelliteInfo]] = [:]
+    private var completed: [Key: (satellites: [SatelliteInfo], epoch: Int)] = [:]
+    /// Cycles counted by `startEpoch`; a GSV list not refreshed for `maximumAgeInCycles` is dropped from the view.
+    private var epoch = 0
+    static let maximumAgeInCycles = 5
     private var order: [Key] = []
     /// (constellation or nil when unknown, NMEA id) of satellites used, from this epoch's GSAs.
-    private var used: Set<UInt32> = []
+    private var used: [UInt32] = []
     private(set) var changed = false
+    private var seenBits: [UInt64] = []
+    private var seenSet: [Int] = []
     private(set) var satellitesInViewReported: Int?
 
     static func constellation(talker: Talker, nmeaID id: Int) -> (Constellation, Int) {
@@ -54,7 +59,7 @@ struct SkyAssembler {
         pending[key] = list
         if let total = gsv.totalMessages, number >= total {
             if completed[key] == nil { order.append(key) }
-            completed[key] = list
+            completed[key] = (list, epoch)
             pending[key] = nil
             changed = true
         }
@@ -75,8 +80,10 @@ struct SkyAssembler {
             }
         }
         for id in gsa.satelliteIDs {
-            used.insert(Self.usedKey(c, Int(id)))
-            used.insert(Self.usedKey(nil, Int(id)))
+            let key = Self.usedKey(c, Int(id))
+            if !used.contains(key) { used.append(key) }
+            let any = Self.usedKey(nil, Int(id))
+            if !used.contains(any) { used.append(any) }
         }
         changed = true
     }
@@ -84,22 +91,36 @@ struct SkyAssembler {
     /// Builds the sky view and starts a new epoch for the used lists.
     mutating func report() -> SkyReport {
         var sky = SkyReport()
-        var seen = Set<UInt64>()
+        sky.satellites.reserveCapacity(64)
+        if seenBits.isEmpty { seenBits = Array(repeating: 0, count: 1 << 11) }
+        seenSet.removeAll(keepingCapacity: true)
+        order.removeAll { key in
+            guard let entry = completed[key] else { return true }
+            if epoch - entry.epoch > Self.maximumAgeInCycles { completed[key] = nil; return true }
+            return false
+        }
         for key in order {
-            guard let list = completed[key] else { continue }
+            guard let list = completed[key]?.satellites else { continue }
             for var s in list {
-                let id = UInt64(s.constellation.rawValue) << 32 | UInt64(UInt32(truncatingIfNeeded: s.svid))
-                    | UInt64(UInt32(truncatingIfNeeded: s.signalID ?? 0)) << 48
-                guard seen.insert(id).inserted else { continue }
+                // Deduplicate (the same satellite in GP and GN lists) with a bitmap over
+                // constellation × svid × signal, cleared after use.
+                let c = s.constellation == .unknown ? 8 : s.constellation.rawValue
+                let bit = (c << 13) | ((s.svid & 0x1FF) << 4) | ((s.signalID ?? 0) & 0xF)
+                let word = bit >> 6, mask = UInt64(1) << UInt64(bit & 63)
+                guard seenBits[word] & mask == 0 else { continue }
+                seenBits[word] |= mask
+                seenSet.append(word)
                 s.used = used.contains(Self.usedKey(s.constellation, s.nmeaID)) || used.contains(Self.usedKey(nil, s.nmeaID))
                 sky.satellites.append(s)
             }
         }
+        for w in seenSet { seenBits[w] = 0 }
         changed = false
         return sky
     }
 
     mutating func startEpoch() {
+        epoch += 1
         used.removeAll(keepingCapacity: true)
         changed = false
     }

@@ -12,7 +12,7 @@ public struct GpsdJSONEncoder: OutputEncoder {
     static let pUERE = 19.0, pUEREDifferential = 4.75
     static let vUERE = 23.0, vUEREDifferential = 5.0
 
-    public mutating func encode(_ event: OutputEvent, into out: inout [UInt8]) {
+    public mutating func encode(_ event: OutputEvent, into out: inout ByteBuffer) {
         var w = JSONWriter()
         switch event {
         case .fix(let l):
@@ -68,23 +68,23 @@ public struct GpsdJSONEncoder: OutputEncoder {
             w.integer(&out, "nSat", s.satellites.count)
             w.integer(&out, "uSat", s.satellitesUsed ?? s.satellites.reduce(0) { $0 + ($1.used ? 1 : 0) })
             if !s.satellites.isEmpty {
-                var list: [UInt8] = [0x5B]
+                w.rawKey(&out, "satellites")
+                out.append(0x5B)
                 for (i, sat) in s.satellites.enumerated() {
-                    if i > 0 { list.append(0x2C) }
-                    list.append(0x7B)
+                    if i > 0 { out.append(0x2C) }
+                    out.append(0x7B)
                     var e = JSONWriter()
                     e.first = true
-                    e.integer(&list, "PRN", Self.gpsdPRN(sat))
-                    e.integer(&list, "gnssid", sat.constellation == .unknown ? nil : sat.constellation.rawValue)
-                    e.integer(&list, "svid", sat.svid)
-                    e.number(&list, "az", sat.azimuthDegrees, decimals: 1)
-                    e.number(&list, "el", sat.elevationDegrees, decimals: 1)
-                    e.number(&list, "ss", sat.snrDBHz, decimals: 1)
-                    e.bool(&list, "used", sat.used)
-                    list.append(0x7D)
+                    e.integer(&out, "PRN", Self.gpsdPRN(sat))
+                    e.integer(&out, "gnssid", sat.constellation == .unknown ? nil : sat.constellation.rawValue)
+                    e.integer(&out, "svid", sat.svid)
+                    e.number(&out, "az", sat.azimuthDegrees, decimals: 1)
+                    e.number(&out, "el", sat.elevationDegrees, decimals: 1)
+                    e.number(&out, "ss", sat.snrDBHz, decimals: 1)
+                    e.bool(&out, "used", sat.used)
+                    out.append(0x7D)
                 }
-                list.append(0x5D)
-                w.raw(&out, "satellites", list)
+                out.append(0x5D)
             }
             w.end(&out)
         case .status, .sentence:

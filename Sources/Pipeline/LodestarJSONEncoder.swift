@@ -5,7 +5,7 @@ import LocationCore
 public struct LodestarJSONEncoder: OutputEncoder {
     public init() {}
 
-    public mutating func encode(_ event: OutputEvent, into out: inout [UInt8]) {
+    public mutating func encode(_ event: OutputEvent, into out: inout ByteBuffer) {
         var w = JSONWriter()
         switch event {
         case .fix(let l):
@@ -43,24 +43,24 @@ public struct LodestarJSONEncoder: OutputEncoder {
             w.number(&out, "hdop", s.hdop, decimals: 2)
             w.number(&out, "vdop", s.vdop, decimals: 2)
             w.number(&out, "pdop", s.pdop, decimals: 2)
-            var list: [UInt8] = [0x5B]
+            w.rawKey(&out, "satellites")
+            out.append(0x5B)
             for (i, sat) in s.satellites.enumerated() {
-                if i > 0 { list.append(0x2C) }
+                if i > 0 { out.append(0x2C) }
                 var e = JSONWriter()
-                list.append(0x7B)
+                out.append(0x7B)
                 e.first = true
-                e.string(&list, "constellation", sat.constellation.name)
-                e.integer(&list, "svid", sat.svid)
-                e.integer(&list, "nmeaID", sat.nmeaID)
-                e.number(&list, "elevationDegrees", sat.elevationDegrees, decimals: 1)
-                e.number(&list, "azimuthDegrees", sat.azimuthDegrees, decimals: 1)
-                e.number(&list, "snrDBHz", sat.snrDBHz, decimals: 1)
-                e.integer(&list, "signalID", sat.signalID)
-                e.bool(&list, "used", sat.used)
-                list.append(0x7D)
+                e.string(&out, "constellation", sat.constellation.name)
+                e.integer(&out, "svid", sat.svid)
+                e.integer(&out, "nmeaID", sat.nmeaID)
+                e.number(&out, "elevationDegrees", sat.elevationDegrees, decimals: 1)
+                e.number(&out, "azimuthDegrees", sat.azimuthDegrees, decimals: 1)
+                e.number(&out, "snrDBHz", sat.snrDBHz, decimals: 1)
+                e.integer(&out, "signalID", sat.signalID)
+                e.bool(&out, "used", sat.used)
+                out.append(0x7D)
             }
-            list.append(0x5D)
-            w.raw(&out, "satellites", list)
+            out.append(0x5D)
             w.end(&out)
         case .status(let st):
             w.begin(&out, class: "status")
@@ -71,7 +71,7 @@ public struct LodestarJSONEncoder: OutputEncoder {
             w.end(&out)
         case .sentence(let bytes):
             w.begin(&out, class: "nmea")
-            var text = bytes
+            var text = bytes[...]
             while let l = text.last, l == 0x0D || l == 0x0A { text.removeLast() }
             w.string(&out, "sentence", String(decoding: text, as: UTF8.self))
             w.end(&out)

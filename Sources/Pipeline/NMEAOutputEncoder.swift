@@ -8,13 +8,13 @@ public struct NMEAOutputEncoder: OutputEncoder {
 
     public init(talker: String = "GP") { encoder = NMEAEncoder(talker: talker) }
 
-    public mutating func encode(_ event: OutputEvent, into out: inout [UInt8]) {
+    public mutating func encode(_ event: OutputEvent, into out: inout ByteBuffer) {
         switch event {
         case .fix(let l):
-            out.append(contentsOf: encoder.rmc(l).utf8)
-            out.append(contentsOf: encoder.gga(l).utf8)
+            out.append(string: encoder.rmc(l))
+            out.append(string: encoder.gga(l))
         case .sentence(let bytes):
-            out.append(contentsOf: bytes)
+            out.append(bytes)
             if bytes.last != 0x0A { out.append(0x0D); out.append(0x0A) }
         case .sky, .status:
             break

@@ -36,7 +36,7 @@ public enum OutputFormat: String, CaseIterable, Sendable {
 /// Turns output events into bytes of one line (or a few NMEA sentences).
 public protocol OutputEncoder {
     /// Appends the encoding of `event` to `out` (nothing for events the format has no form for).
-    mutating func encode(_ event: OutputEvent, into out: inout [UInt8])
+    mutating func encode(_ event: OutputEvent, into out: inout ByteBuffer)
 }
 
 public func makeEncoder(_ format: OutputFormat, device: String? = nil) -> any OutputEncoder {

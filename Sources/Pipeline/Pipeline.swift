@@ -39,7 +39,7 @@ public final class Pipeline {
     private var streams: [Int: NMEAStream] = [:]
     private var encoder: any OutputEncoder
     private var sinks: [any OutputSink]
-    private var buffer: [UInt8] = []
+    private var buffer = ByteBuffer(capacity: 1 << 17)
     private let flushThreshold = 1 << 16
     /// Optional observer of every output event (tests, the Swift API).
     public var observer: ((OutputEvent) -> Void)?
@@ -54,7 +54,6 @@ public final class Pipeline {
         self.settings = settings
         self.encoder = encoder
         self.sinks = sinks
-        buffer.reserveCapacity(flushThreshold + 8192)
     }
 
     /// True when every sink is broken (nobody can receive output any more).
@@ -126,8 +125,9 @@ public final class Pipeline {
 
     public func flush() {
         guard !buffer.isEmpty else { return }
-        buffer.withUnsafeBufferPointer { p in for sink in sinks { sink.write(p) } }
-        buffer.removeAll(keepingCapacity: true)
+        let sinks = self.sinks
+        buffer.withBytes { p in for sink in sinks { sink.write(p) } }
+        buffer.removeAll()
     }
 
     /// End of input: emit the last cycles and flush.

@@ -1,0 +1,153 @@
+/// A growable byte buffer for the output hot path: one allocation, direct stores, no uniqueness checks.
+/// Non-copyable, so it has exactly one owner and frees its storage once.
+public struct ByteBuffer: ~Copyable {
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var capacity: Int
+    @usableFromInline var _count: Int = 0
+    public var count: Int { _count }
+
+    public init(capacity: Int = 1 << 16) {
+        self.capacity = max(64, capacity)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    public var isEmpty: Bool { _count == 0 }
+
+    @inlinable
+    public mutating func reserve(_ extra: Int) {
+        if _count + extra > capacity { grow(_count + extra) }
+    }
+
+    @usableFromInline
+    mutating func grow(_ needed: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < needed { newCapacity *= 2 }
+        let p = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        p.update(from: base, count: _count)
+        base.deallocate()
+        base = p
+        capacity = newCapacity
+    }
+
+    @inlinable @inline(__always)
+    public mutating func append(_ byte: UInt8) {
+        if _count == capacity { grow(_count + 1) }
+        base[_count] = byte
+        _count += 1
+    }
+
+    @inlinable @inline(__always)
+    public mutating func append(_ s: StaticString) {
+        let n = s.utf8CodeUnitCount
+        reserve(n)
+        let src = s.utf8Start
+        // Keys are short: a byte loop beats a memmove call.
+        var i = 0
+        while i < n { base[_count + i] = src[i]; i += 1 }
+        _count += n
+    }
+
+    @inlinable
+    public mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let src = bytes.baseAddress else { return }
+        reserve(bytes.count)
+        (base + _count).update(from: src, count: bytes.count)
+        _count += bytes.count
+    }
+
+    public mutating func append(_ bytes: [UInt8]) { bytes.withUnsafeBufferPointer { append($0) } }
+
+    public mutating func append(string: String) {
+        var s = string
+        s.withUTF8 { append($0) }
+    }
+
+    /// Unsigned decimal digits.
+    @inlinable
+    public mutating func appendDecimal(_ value: UInt64) {
+        reserve(20)
+        if value < 10 { base[_count] = UInt8(truncatingIfNeeded: 0x30 &+ value); _count += 1; return }
+        var digits = 1
+        var t = value
+        while t >= 10 { digits += 1; t /= 10 }
+        var v = value
+        var i = _count + digits
+        ByteBuffer.pairs.withUnsafeBufferPointer { lut in
+            while v >= 100 {
+                let r = Int(v % 100) * 2
+                v /= 100
+                i -= 2
+                base[i] = lut[r]; base[i + 1] = lut[r + 1]
+            }
+            if v >= 10 {
+                let r = Int(v) * 2
+                i -= 2
+                base[i] = lut[r]; base[i + 1] = lut[r + 1]
+            } else {
+                i -= 1
+                base[i] = UInt8(truncatingIfNeeded: 0x30 &+ v)
+            }
+        }
+        _count += digits
+    }
+
+    @inlinable
+    public mutating func appendDecimal(_ value: Int) {
+        if value < 0 { append(0x2D); appendDecimal(UInt64(-(value + 1)) + 1) } else { appendDecimal(UInt64(value)) }
+    }
+
+    /// `value` with exactly `decimals` places (0…9), rounded half away from zero; `null` for non-finite.
+    @inlinable
+    public mutating func appendFixed(_ value: Double, decimals: Int) {
+        guard value.isFinite else { append("null"); return }
+        let d = max(0, min(decimals, 9))
+        let scale = ByteBuffer.powers[d]
+        let scaled = (abs(value) * Double(scale) + 0.5).rounded(.towardZero)
+        guard scaled < 9.0e18 else { append(string: String(value)); return }
+        let n = UInt64(scaled)
+        if value < 0 && n != 0 { append(0x2D) }
+        appendDecimal(n / scale)
+        if d > 0 {
+            reserve(d + 1)
+            base[_count] = 0x2E
+            var frac = n % scale
+            var i = _count + d
+            ByteBuffer.pairs.withUnsafeBufferPointer { lut in
+                while i - 1 > _count {
+                    let r = Int(frac % 100) * 2
+                    frac /= 100
+                    base[i - 1] = lut[r]; base[i] = lut[r + 1]
+                    i -= 2
+                }
+                if i > _count { base[i] = UInt8(truncatingIfNeeded: 0x30 &+ frac % 10) }
+            }
+            _count += d + 1
+        }
+    }
+
+    /// "00" … "99" as bytes: two digits per division.
+    @usableFromInline
+    static let pairs: [UInt8] = {
+        var out: [UInt8] = []
+        out.reserveCapacity(200)
+        for v in 0..<100 {
+            out.append(UInt8(truncatingIfNeeded: 0x30 + v / 10))
+            out.append(UInt8(truncatingIfNeeded: 0x30 + v % 10))
+        }
+        return out
+    }()
+
+    @usableFromInline
+    static let powers: [UInt64] = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000]
+
+    /// The bytes written so far (valid until the next mutation).
+    public func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try body(UnsafeBufferPointer(start: base, count: _count))
+    }
+
+    public mutating func removeAll() { _count = 0 }
+
+    public var array: [UInt8] { Array(UnsafeBufferPointer(start: base, count: _count)) }
+}
