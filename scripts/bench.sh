@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# make bench: lodestar replay --output gpsd against Debian's gpsdecode on the same ≥ 50 MB NMEA file, in the
+# same run; then the parse-only and pipeline micro-benchmarks, and peak RSS at two file sizes (memory must not
+# grow with the input). Prints a table; nothing here is a pass/fail test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=.build/release/lodestar
+BENCH=.build/release/LodestarBench
+work=$(mktemp -d /tmp/lodestar-bench.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+shared=../shared/data/nmea-gpsd
+
+# 1. The input: gpsd's 33 regression logs concatenated until ≥ 50 MB, or simulated NMEA without ../shared.
+if ls "$shared"/*.log >/dev/null 2>&1; then
+  source_desc="../shared/data/nmea-gpsd/*.log concatenated"
+  cat "$shared"/*.log > "$work/unit.nmea"
+else
+  source_desc="simulated drive (lodestar simulate → --output nmea), ../shared absent"
+  "$BIN" simulate --seed 3 --duration 3600 "$work/sim.lcap"
+  "$BIN" replay --quiet --output nmea "$work/sim.lcap" > "$work/unit.nmea"
+fi
+: > "$work/big.nmea"
+while [ "$(stat -c %s "$work/big.nmea")" -lt 52428800 ]; do cat "$work/unit.nmea" >> "$work/big.nmea"; done
+cat "$work/big.nmea" "$work/big.nmea" > "$work/big2.nmea"
+bytes=$(stat -c %s "$work/big.nmea")
+sentences=$(grep -c '^[[:space:]]*[$!]' "$work/big.nmea" || true)
+
+measure() { # command... → "seconds maxrss_kb"
+  /usr/bin/time -f "%e %M" -o "$work/time" "$@" > /dev/null 2>"$work/stderr" || { cat "$work/stderr" >&2; exit 1; }
+  cat "$work/time"
+}
+best() { # runs 3 times, keeps the fastest (and its RSS)
+  local b="" r
+  for _ in 1 2 3; do r=$(measure "$@"); if [ -z "$b" ] || awk -v a="$r" -v c="$b" 'BEGIN{split(a,x," ");split(c,y," ");exit !(x[1]<y[1])}'; then b=$r; fi; done
+  echo "$b"
+}
+
+read -r g_s g_rss < <(best sh -c "gpsdecode -j < '$work/big.nmea'")
+read -r l_s l_rss < <(best "$BIN" replay --quiet --output gpsd "$work/big.nmea")
+read -r _ l_rss2 < <(measure "$BIN" replay --quiet --output gpsd "$work/big2.nmea")
+
+awk -v n="$sentences" -v b="$bytes" -v gs="$g_s" -v ls="$l_s" -v gr="$g_rss" -v lr="$l_rss" -v lr2="$l_rss2" -v src="$source_desc" 'BEGIN{
+  printf "input: %s, %.1f MB, %d sentences\n", src, b/1048576, n
+  printf "%-40s %10s %14s %12s\n", "", "seconds", "sentences/s", "peak RSS MB"
+  printf "%-40s %10.2f %14.0f %12.1f\n", "gpsdecode -j (Debian gpsd 3.22)", gs, n/gs, gr/1024
+  printf "%-40s %10.2f %14.0f %12.1f\n", "lodestar replay --output gpsd", ls, n/ls, lr/1024
+  printf "throughput ratio lodestar/gpsdecode: %.1fx (target >= 10x)\n", gs/ls
+  printf "peak RSS: lodestar %.1f MB vs gpsdecode %.1f MB + 10 MB = %.1f MB budget\n", lr/1024, gr/1024, gr/1024+10
+  printf "peak RSS at 2x the input: %.1f MB (%+.1f MB: flat means streaming)\n", lr2/1024, (lr2-lr)/1024
+}'
+"$BENCH" parse "$work/big.nmea"
+"$BENCH" pipeline "$work/big.nmea"
