@@ -66,7 +66,8 @@ public struct NMEAEncoder: Sendable {
         return s
     }
 
-    static func pad(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+    static func pad(_ v: Int) -> String { v < 10 && v >= 0 ? "0\(v)" : "\(v)" }
+    static func pad3(_ v: Int) -> String { v < 10 && v >= 0 ? "00\(v)" : v < 100 && v >= 0 ? "0\(v)" : "\(v)" }
 
     /// RMC (NMEA 2.3, with mode indicator).
     public func rmc(_ l: Location) -> String {
@@ -133,8 +134,8 @@ public struct NMEAEncoder: Sendable {
         for k in 0..<total {
             var body = talker + "GSV,\(total),\(k + 1),\(Self.pad(sats.count))"
             for s in sats.dropFirst(4 * k).prefix(4) {
-                body += ",\(Self.pad(s.id)),\(s.elevation.map { String(Int($0.rounded())) } ?? ""),"
-                body += "\(s.azimuth.map { String(Int($0.rounded())) } ?? ""),\(s.snr.map { String(Int($0.rounded())) } ?? "")"
+                body += ",\(Self.pad(s.id)),\(s.elevation.map { Self.pad(Int($0.rounded())) } ?? ""),"
+                body += "\(s.azimuth.map { Self.pad3(Int($0.rounded())) } ?? ""),\(s.snr.map { Self.pad(Int($0.rounded())) } ?? "")"
             }
             out.append(Self.sentence(body))
         }
