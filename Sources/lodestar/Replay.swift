@@ -44,7 +44,7 @@ struct Replay: ParsableCommand {
 
         Examples:
           lodestar replay captures/simulated-drive.lcap
-          lodestar replay --output gpsd receiver.nmea | gpsdecode -e   # gpsd tools read the output
+          lodestar replay --output gpsd receiver.nmea        # gpsd TPV/SKY objects for gpsd clients
           lodestar replay --realtime --fifo /run/lodestar/fix captures/simulated-drive.lcap
         """)
 
