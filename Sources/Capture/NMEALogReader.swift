@@ -7,52 +7,97 @@ public final class NMEALogReader: CaptureReader {
     public let format = CaptureFormat.nmea
     public private(set) var header = CaptureHeader()
     public private(set) var statistics = CaptureStatistics()
-    private let lines: LineReader
+    private let source: ByteSource
     private let lineEvents: Bool
     private var pending: [UInt8] = []
+    /// Header comments are collected only before the first data line, so memory stays constant on
+    /// concatenated logs (each with its own comment block).
+    private var sawData = false
+    /// Scanner state carried across blocks.
+    private var atLineStart = true
+    private var inComment = false
+    private var comment: [UInt8] = []
+    private var lineHasData = false
+    private var block = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+    private var position = 0
+    private var atEOF = false
     private static let blockTarget = 1 << 16
+    private static let maximumCommentLength = 4096
 
     public init(path: String, lineEvents: Bool = false) throws(CaptureError) {
-        lines = LineReader(source: try ByteSource(path: path), maximumLineLength: 4096)
+        source = try ByteSource(path: path)
         self.lineEvents = lineEvents
         pending.reserveCapacity(Self.blockTarget + 4096)
     }
 
+    /// Copies data lines into an event, skipping comment lines, scanning bytes without per-line calls.
     public func next() throws(CaptureError) -> SensorEvent? {
         pending.removeAll(keepingCapacity: true)
         while true {
-            let more: Bool?
-            do {
-                more = try lines.nextLine { line, truncated -> Bool in
-                    handle(line, truncated: truncated)
-                    return true
+            if position >= block.count {
+                if atEOF { break }
+                block = try source.read()
+                position = 0
+                if block.isEmpty {
+                    atEOF = true
+                    endLine()
+                    break
                 }
-            } catch let e as CaptureError {
-                throw e
-            } catch {
-                throw .readFailed(path: lines.source.path, errno: 5)
             }
-            if more == nil { break }
-            if pending.count >= Self.blockTarget || (lineEvents && !pending.isEmpty) { break }
+            guard let base = block.baseAddress else { break }
+            var i = position
+            let n = block.count
+            var runStart = -1
+            var lineEnded = false
+            while i < n {
+                let b = base[i]
+                if atLineStart {
+                    atLineStart = false
+                    if b == 0x23 { inComment = true; comment.removeAll(keepingCapacity: true); i += 1; continue }
+                }
+                if inComment {
+                    if b == 0x0A { endLine(); atLineStart = true; i += 1; lineEnded = true; break }
+                    if comment.count < Self.maximumCommentLength { comment.append(b) }
+                    i += 1
+                    continue
+                }
+                if runStart < 0 { runStart = i }
+                if b == 0x0A {
+                    i += 1
+                    lineEnded = true
+                    atLineStart = true
+                    if b != 0x0D { lineHasData = true }
+                    break
+                }
+                if b != 0x0D { lineHasData = true }
+                i += 1
+            }
+            if runStart >= 0 {
+                pending.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: i - runStart))
+            }
+            position = i
+            if lineEnded && !inComment { endLine() }
+            if lineEnded { inComment = false }
+            if pending.count >= Self.blockTarget || (lineEvents && lineEnded && !pending.isEmpty) { break }
         }
         return pending.isEmpty ? nil : SensorEvent(payload: .nmea(pending))
     }
 
-    private func handle(_ line: UnsafeBufferPointer<UInt8>, truncated: Bool) {
-        statistics.recordsRead += 1
-        if line.first == 0x23 { // '#': comment / header
+    private func endLine() {
+        if inComment {
+            statistics.recordsRead += 1
             statistics.recordsIgnored += 1
-            parseHeader(line)
-            return
+            if !sawData { comment.withUnsafeBufferPointer { parseHeader($0) } }
+        } else if lineHasData {
+            statistics.recordsRead += 1
+            statistics.recordsAccepted += 1
+            sawData = true
         }
-        if line.isEmpty { statistics.recordsRead -= 1; return }
-        statistics.recordsAccepted += 1
-        pending.append(contentsOf: line)
-        if !truncated { pending.append(0x0D); pending.append(0x0A) }
+        lineHasData = false
     }
 
     private func parseHeader(_ line: UnsafeBufferPointer<UInt8>) {
-        let text = String(decoding: line.dropFirst(), as: UTF8.self)
+        let text = String(decoding: line, as: UTF8.self)
         guard let colon = text.firstIndex(of: ":") else { return }
         let key = text[..<colon].trimmingSpaces
         let value = text[text.index(after: colon)...].trimmingSpaces

@@ -47,20 +47,19 @@ struct SkyAssembler {
     mutating func add(_ gsv: GSV, talker: Talker) {
         let key = Key(talker: talker, signal: gsv.signalID ?? -1)
         let number = gsv.messageNumber ?? 1
-        if number <= 1 { pending[key] = [] }
-        var list = pending[key] ?? []
+        if number <= 1 { pending[key, default: []].removeAll(keepingCapacity: true) }
         for s in gsv.satellites {
             let (c, svid) = Self.constellation(talker: talker, nmeaID: s.id)
-            // Elevation/azimuth of 0/0 with no SNR are placeholders some receivers send: keep as reported.
-            list.append(SatelliteInfo(nmeaID: s.id, constellation: c, svid: svid, elevationDegrees: s.elevationDegrees,
-                                      azimuthDegrees: s.azimuthDegrees, snrDBHz: s.snrDBHz, used: false,
-                                      signalID: gsv.signalID))
+            // Appended in place (no copy of the list per sentence).
+            pending[key, default: []].append(
+                SatelliteInfo(nmeaID: s.id, constellation: c, svid: svid, elevationDegrees: s.elevationDegrees,
+                              azimuthDegrees: s.azimuthDegrees, snrDBHz: s.snrDBHz, used: false,
+                              signalID: gsv.signalID))
         }
-        pending[key] = list
         if let total = gsv.totalMessages, number >= total {
             if completed[key] == nil { order.append(key) }
-            completed[key] = (list, epoch)
-            pending[key] = nil
+            completed[key] = (pending[key] ?? [], epoch)
+            pending[key]?.removeAll(keepingCapacity: true)
             changed = true
         }
         if let v = gsv.satellitesInView { satellitesInViewReported = v }
