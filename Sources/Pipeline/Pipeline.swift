@@ -18,6 +18,9 @@ public final class Pipeline {
         public var passthrough = false
         /// Emit fixes from external engines (GnssLogger Fix rows) when the source has no NMEA.
         public var useExternalFixes = true
+        /// Which external providers count as receiver fixes. Android's FLP (Google's fused output) and NLP
+        /// (network) are results of other engines, not measurements, so only the chipset's GPS fixes are used.
+        public var externalFixProviders: Set<String> = ["GPS", "gps"]
         /// Flush encoded output to the sinks after every event (live) instead of in large blocks (replay).
         public var flushEveryEvent = false
         public init() {}
@@ -74,7 +77,8 @@ public final class Pipeline {
             s.sawNMEA = true
             bytes.withUnsafeBufferPointer { feed(s, $0) }
         case .fix(let external):
-            if settings.useExternalFixes && streams[event.sourceID]?.sawNMEA != true {
+            if settings.useExternalFixes && settings.externalFixProviders.contains(external.provider)
+                && streams[event.sourceID]?.sawNMEA != true {
                 emit(.fix(external.location))
             }
         case .motion, .orientation:
