@@ -1,4 +1,5 @@
 import LocationCore
+import NMEA
 
 /// Lodestar's own capture format, version 1 (specified in docs/capture-format.md).
 ///
@@ -44,21 +45,12 @@ public enum LodestarCapture {
             case 0x6E: out.append(0x0A); i += 2
             case 0x74: out.append(0x09); i += 2
             case 0x78:
-                guard i + 3 < text.count, let h = hexValue(text[i + 2]), let l = hexValue(text[i + 3]) else { return nil }
+                guard i + 3 < text.count, let h = NMEAFramer.hexValue(text[i + 2]), let l = NMEAFramer.hexValue(text[i + 3]) else { return nil }
                 out.append(h << 4 | l); i += 4
             default: return nil
             }
         }
         return out
-    }
-
-    static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: c - 0x30
-        case 0x41...0x46: c - 0x41 + 10
-        case 0x61...0x66: c - 0x61 + 10
-        default: nil
-        }
     }
 }
 

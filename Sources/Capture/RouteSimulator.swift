@@ -229,7 +229,7 @@ public struct RouteSimulator: Sendable {
         out.reserveCapacity(80 * (rows.count + 1))
         out.append(contentsOf: "time,latitude_deg,longitude_deg,speed_mps,course_deg,heading_deg,stationary,interference\n".utf8)
         for r in rows {
-            r.time.appendISO8601(to: &out, fractionDigits: 3)
+            out.append(contentsOf: r.time.iso8601(fractionDigits: 3).utf8)
             out.append(0x2C); FixedFormat.append(r.latitudeDegrees, decimals: 8, to: &out)
             out.append(0x2C); FixedFormat.append(r.longitudeDegrees, decimals: 8, to: &out)
             out.append(0x2C); FixedFormat.append(r.speedMetersPerSecond, decimals: 3, to: &out)

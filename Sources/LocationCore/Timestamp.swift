@@ -38,37 +38,9 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// ISO 8601 with `fractionDigits` decimals (0...9), e.g. 2001-06-06T22:53:08.000Z (gpsd uses 3).
     public func iso8601(fractionDigits: Int = 3) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(30)
+        var out = ByteBuffer(capacity: 64)
         appendISO8601(to: &out, fractionDigits: fractionDigits)
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Appends the ISO 8601 form to a byte buffer without allocating a String (output hot path).
-    public func appendISO8601(to out: inout [UInt8], fractionDigits: Int = 3) {
-        let (day, nano) = dayAndNanoOfDay
-        let date = CivilDate(daysSince1970: Int(day))
-        let secs = Int(nano / 1_000_000_000)
-        let frac = nano % 1_000_000_000
-        Self.appendDigits(&out, date.year, 4); out.append(0x2D)
-        Self.appendDigits(&out, date.month, 2); out.append(0x2D)
-        Self.appendDigits(&out, date.day, 2); out.append(0x54)
-        Self.appendDigits(&out, secs / 3600, 2); out.append(0x3A)
-        Self.appendDigits(&out, secs / 60 % 60, 2); out.append(0x3A)
-        Self.appendDigits(&out, secs % 60, 2)
-        let digits = max(0, min(9, fractionDigits))
-        if digits > 0 {
-            out.append(0x2E)
-            var divisor: Int64 = 1_000_000_000
-            for _ in 0..<digits { divisor /= 10 }
-            // Round half up to the requested precision; carrying into seconds is avoided by truncating at 999…
-            var scaled = (frac + divisor / 2) / divisor
-            var limit: Int64 = 1
-            for _ in 0..<digits { limit *= 10 }
-            if scaled >= limit { scaled = limit - 1 }
-            Self.appendDigits(&out, Int(scaled), digits)
-        }
-        out.append(0x5A)
+        return String(decoding: out.array, as: UTF8.self)
     }
 
     /// Appends the ISO 8601 form to a ByteBuffer (the output hot path).
@@ -103,17 +75,6 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         for _ in 1..<max(1, width) { divisor *= 10 }
         var v = max(0, value) % (divisor * 10)
         while divisor > 0 { out.append(UInt8(truncatingIfNeeded: 0x30 + v / divisor)); v %= divisor; divisor /= 10 }
-    }
-
-    @inline(__always)
-    static func appendDigits(_ out: inout [UInt8], _ value: Int, _ width: Int) {
-        var buf: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var v = value < 0 ? 0 : value
-        withUnsafeMutableBytes(of: &buf) { p in
-            var i = width
-            while i > 0 { i -= 1; p[i] = UInt8(truncatingIfNeeded: 0x30 + v % 10); v /= 10 }
-            out.append(contentsOf: p[0..<width])
-        }
     }
 
     public var description: String { iso8601(fractionDigits: 3) }

@@ -224,8 +224,9 @@ public final class NMEAFramer {
         onSentence(FramedSentence(bytes: sentence, bodyEnd: star, hadChecksum: true))
     }
 
+    /// The value of an ASCII hex digit (either case), nil for anything else.
     @inline(__always)
-    static func hexValue(_ c: UInt8) -> UInt8? {
+    public static func hexValue(_ c: UInt8) -> UInt8? {
         switch c {
         case 0x30...0x39: c - 0x30
         case 0x41...0x46: c - 0x41 + 10
