@@ -30,7 +30,7 @@ build: deps
 	$(SWIFT) build -c $(CONFIG) --product lodestar --static-swift-stdlib
 
 test: deps
-	$(SWIFT) test
+	$(SWIFT) test --disable-xctest
 
 demo: build
 	$(BIN) replay $(DEMO_CAPTURE)
