@@ -5,7 +5,7 @@ let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 
 let package = Package(
     name: "Lodestar",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS("26.0")],  // InlineArray (value generics); Linux has no availability floor
     products: [
         .executable(name: "lodestar", targets: ["lodestar"]),
         .library(name: "Lodestar", targets: ["LocationCore", "NMEA", "Capture", "Pipeline", "Devices"]),
