@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import LocationCore
 
 /// Reads raw NMEA logs, including gpsd's test logs whose `#` lines carry a header (`# Date:` resolves 2-digit
@@ -30,7 +33,7 @@ public final class NMEALogReader: CaptureReader {
         pending.reserveCapacity(Self.blockTarget + 4096)
     }
 
-    /// Copies data lines into an event, skipping comment lines, scanning bytes without per-line calls.
+    /// Copies data lines into an event, skipping comment lines; finds line ends with memchr.
     public func next() throws(CaptureError) -> SensorEvent? {
         pending.removeAll(keepingCapacity: true)
         while true {
@@ -45,40 +48,34 @@ public final class NMEALogReader: CaptureReader {
                 }
             }
             guard let base = block.baseAddress else { break }
-            var i = position
             let n = block.count
-            var runStart = -1
-            var lineEnded = false
+            var i = position
+            var stopAfterLine = false
             while i < n {
-                let b = base[i]
                 if atLineStart {
                     atLineStart = false
-                    if b == 0x23 { inComment = true; comment.removeAll(keepingCapacity: true); i += 1; continue }
+                    if base[i] == 0x23 { inComment = true; comment.removeAll(keepingCapacity: true); i += 1; continue }
                 }
+                let found = memchr(base + i, 0x0A, n - i)
+                let end = found.map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - base + 1 } ?? n
                 if inComment {
-                    if b == 0x0A { endLine(); atLineStart = true; i += 1; lineEnded = true; break }
-                    if comment.count < Self.maximumCommentLength { comment.append(b) }
-                    i += 1
-                    continue
+                    let room = Self.maximumCommentLength - comment.count
+                    if room > 0 { comment.append(contentsOf: UnsafeBufferPointer(start: base + i, count: min(room, end - i))) }
+                } else {
+                    pending.append(contentsOf: UnsafeBufferPointer(start: base + i, count: end - i))
+                    if end - i > 2 || (end - i == 2 && base[i] != 0x0D) || (found == nil && end > i) { lineHasData = true }
                 }
-                if runStart < 0 { runStart = i }
-                if b == 0x0A {
-                    i += 1
-                    lineEnded = true
+                i = end
+                if found != nil {
+                    if inComment { comment.removeLast(min(1, comment.count)) }
+                    endLine()
+                    inComment = false
                     atLineStart = true
-                    if b != 0x0D { lineHasData = true }
-                    break
+                    if lineEvents && !pending.isEmpty { stopAfterLine = true; break }
                 }
-                if b != 0x0D { lineHasData = true }
-                i += 1
-            }
-            if runStart >= 0 {
-                pending.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: i - runStart))
             }
             position = i
-            if lineEnded && !inComment { endLine() }
-            if lineEnded { inComment = false }
-            if pending.count >= Self.blockTarget || (lineEvents && lineEnded && !pending.isEmpty) { break }
+            if stopAfterLine || pending.count >= Self.blockTarget { break }
         }
         return pending.isEmpty ? nil : SensorEvent(payload: .nmea(pending))
     }

@@ -3,12 +3,19 @@ import LocationCore
 /// Collects GSV sets (per talker and signal) and GSA used-satellite lists into one sky view.
 struct SkyAssembler {
     private struct Key: Hashable { let talker: Talker; let signal: Int }
-    private var pending: [Key: [SatelliteInfo]] = [:]
-    private var completed: [Key: (satellites: [SatelliteInfo], epoch: Int)] = [:]
+    /// One GSV stream (talker + signal): the set being received and the last complete one. A handful exist,
+    /// so a linear search beats hashing on the hot path.
+    private struct Stream {
+        let key: Key
+        var pending: [SatelliteInfo] = []
+        var completed: [SatelliteInfo] = []
+        var epoch = 0
+        var hasCompleted = false
+    }
+    private var streams: [Stream] = []
     /// Cycles counted by `startEpoch`; a GSV list not refreshed for `maximumAgeInCycles` is dropped from the view.
     private var epoch = 0
     static let maximumAgeInCycles = 5
-    private var order: [Key] = []
     /// (constellation or nil when unknown, NMEA id) of satellites used, from this epoch's GSAs.
     private var used: [UInt32] = []
     private(set) var changed = false
@@ -47,19 +54,29 @@ struct SkyAssembler {
     mutating func add(_ gsv: GSV, talker: Talker) {
         let key = Key(talker: talker, signal: gsv.signalID ?? -1)
         let number = gsv.messageNumber ?? 1
-        if number <= 1 { pending[key, default: []].removeAll(keepingCapacity: true) }
+        let index: Int
+        if let found = streams.firstIndex(where: { $0.key == key }) { index = found } else {
+            // Bounded whatever the input: at most 64 streams (talker × signal id) are tracked.
+            if streams.count >= 64 { streams.removeFirst() }
+            streams.append(Stream(key: key))
+            index = streams.count - 1
+        }
+        streams[index].epoch = epoch
+        if number <= 1 { streams[index].pending.removeAll(keepingCapacity: true) }
         for s in gsv.satellites {
             let (c, svid) = Self.constellation(talker: talker, nmeaID: s.id)
-            // Appended in place (no copy of the list per sentence).
-            pending[key, default: []].append(
+            streams[index].pending.append(
                 SatelliteInfo(nmeaID: s.id, constellation: c, svid: svid, elevationDegrees: s.elevationDegrees,
                               azimuthDegrees: s.azimuthDegrees, snrDBHz: s.snrDBHz, used: false,
                               signalID: gsv.signalID))
         }
         if let total = gsv.totalMessages, number >= total {
-            if completed[key] == nil { order.append(key) }
-            completed[key] = (pending[key] ?? [], epoch)
-            pending[key]?.removeAll(keepingCapacity: true)
+            // Exchange the buffers (the old completed list's storage is reused for the next set).
+            let done = streams[index].pending
+            streams[index].pending = streams[index].completed
+            streams[index].completed = done
+            streams[index].pending.removeAll(keepingCapacity: true)
+            streams[index].hasCompleted = true
             changed = true
         }
         if let v = gsv.satellitesInView { satellitesInViewReported = v }
@@ -93,13 +110,9 @@ struct SkyAssembler {
         sky.satellites.reserveCapacity(64)
         if seenBits.isEmpty { seenBits = Array(repeating: 0, count: 1 << 11) }
         seenSet.removeAll(keepingCapacity: true)
-        order.removeAll { key in
-            guard let entry = completed[key] else { return true }
-            if epoch - entry.epoch > Self.maximumAgeInCycles { completed[key] = nil; return true }
-            return false
-        }
-        for key in order {
-            guard let list = completed[key]?.satellites else { continue }
+        streams.removeAll { epoch - $0.epoch > Self.maximumAgeInCycles }
+        for stream in streams where stream.hasCompleted {
+            let list = stream.completed
             for var s in list {
                 // Deduplicate (the same satellite in GP and GN lists) with a bitmap over
                 // constellation × svid × signal, cleared after use.
