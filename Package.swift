@@ -8,7 +8,7 @@ let package = Package(
     platforms: [.macOS("26.0")],  // InlineArray (value generics); Linux has no availability floor
     products: [
         .executable(name: "lodestar", targets: ["lodestar"]),
-        .library(name: "Lodestar", targets: ["LocationCore", "NMEA", "Capture", "Pipeline", "Devices"]),
+        .library(name: "Lodestar", targets: ["LocationCore", "NMEA", "Capture", "Pipeline", "Devices", "Magnetics"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -24,13 +24,16 @@ let package = Package(
         .target(name: "NMEA", dependencies: ["LocationCore"], swiftSettings: strict),
         .target(name: "Capture", dependencies: ["LocationCore", "NMEA"], swiftSettings: strict),
         .target(name: "Pipeline", dependencies: ["LocationCore", "NMEA", "Capture"], swiftSettings: strict),
+        // Data files embedded at compile time (WMM coefficients); a C target so no Foundation Bundle is needed.
+        .target(name: "LodestarData", exclude: ["WMM.COF"]),
+        .target(name: "Magnetics", dependencies: ["LocationCore", "LodestarData"], swiftSettings: strict),
 
         // The only Swift module over C and hardware.
         .target(name: "Devices", dependencies: ["CLinux", "CGPS", "CUdev", "LocationCore", "Pipeline"], swiftSettings: strict),
 
         .executableTarget(
             name: "lodestar",
-            dependencies: ["LocationCore", "NMEA", "Capture", "Pipeline", "Devices",
+            dependencies: ["LocationCore", "NMEA", "Capture", "Pipeline", "Devices", "Magnetics",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         // libFuzzer entry point (built by `make fuzz`); without -DFUZZING it replays corpus files as a regression runner.
@@ -44,6 +47,7 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Capture", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DevicesTests", dependencies: ["Devices", "Pipeline", "NMEA", "CGPS", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MagneticsTests", dependencies: ["Magnetics", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"], exclude: ["Expected"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

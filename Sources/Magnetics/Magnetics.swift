@@ -1,0 +1,1 @@
+// Magnetics: World Magnetic Model, calibration, heading (see docs/magnetics.md).
