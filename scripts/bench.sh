@@ -15,9 +15,8 @@ if ls "$shared"/*.log >/dev/null 2>&1; then
   source_desc="../shared/data/nmea-gpsd/*.log concatenated"
   cat "$shared"/*.log > "$work/unit.nmea"
 else
-  source_desc="simulated drive (lodestar simulate → --output nmea), ../shared absent"
-  "$BIN" simulate --seed 3 --duration 3600 "$work/sim.lcap"
-  "$BIN" replay --quiet --output nmea "$work/sim.lcap" > "$work/unit.nmea"
+  source_desc="simulated receiver NMEA (lodestar simulate --format nmea: RMC GGA GSA GSV), ../shared absent"
+  "$BIN" simulate --seed 3 --duration 3600 --imu-rate 1 --format nmea "$work/unit.nmea"
 fi
 : > "$work/big.nmea"
 while [ "$(stat -c %s "$work/big.nmea")" -lt 52428800 ]; do cat "$work/unit.nmea" >> "$work/big.nmea"; done

@@ -64,6 +64,12 @@ public final class CaptureWriter {
         try flush()
     }
 
+    /// Writes bytes verbatim, buffered (a plain NMEA stream).
+    public func writeRaw(_ bytes: [UInt8]) throws(CaptureError) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= flushThreshold { try flush() }
+    }
+
     public func flush() throws(CaptureError) {
         var offset = 0
         while offset < buffer.count {

@@ -74,7 +74,8 @@ public struct ByteBuffer: ~Copyable {
         while t >= 10 { digits += 1; t /= 10 }
         var v = value
         var i = _count + digits
-        ByteBuffer.pairs.withUnsafeBufferPointer { lut in
+        do {
+            let lut = ByteBuffer.pairs.utf8Start
             while v >= 100 {
                 let r = Int(v % 100) * 2
                 v /= 100
@@ -103,7 +104,7 @@ public struct ByteBuffer: ~Copyable {
     public mutating func appendFixed(_ value: Double, decimals: Int) {
         guard value.isFinite else { append("null"); return }
         let d = max(0, min(decimals, 9))
-        let scale = ByteBuffer.powers[d]
+        let scale = ByteBuffer.power(d)
         let scaled = (abs(value) * Double(scale) + 0.5).rounded(.towardZero)
         guard scaled < 9.0e18 else { append(string: String(value)); return }
         let n = UInt64(scaled)
@@ -114,7 +115,8 @@ public struct ByteBuffer: ~Copyable {
             base[_count] = 0x2E
             var frac = n % scale
             var i = _count + d
-            ByteBuffer.pairs.withUnsafeBufferPointer { lut in
+            do {
+                let lut = ByteBuffer.pairs.utf8Start
                 while i - 1 > _count {
                     let r = Int(frac % 100) * 2
                     frac /= 100
@@ -127,20 +129,25 @@ public struct ByteBuffer: ~Copyable {
         }
     }
 
-    /// "00" … "99" as bytes: two digits per division.
+    /// "00" … "99" as bytes: two digits per division (a StaticString: no lazy initialisation on the hot path).
     @usableFromInline
-    static let pairs: [UInt8] = {
-        var out: [UInt8] = []
-        out.reserveCapacity(200)
-        for v in 0..<100 {
-            out.append(UInt8(truncatingIfNeeded: 0x30 + v / 10))
-            out.append(UInt8(truncatingIfNeeded: 0x30 + v % 10))
-        }
-        return out
-    }()
+    static let pairs: StaticString = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
 
-    @usableFromInline
-    static let powers: [UInt64] = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000]
+    @inlinable @inline(__always)
+    static func power(_ d: Int) -> UInt64 {
+        switch d {
+        case 0: 1
+        case 1: 10
+        case 2: 100
+        case 3: 1000
+        case 4: 10_000
+        case 5: 100_000
+        case 6: 1_000_000
+        case 7: 10_000_000
+        case 8: 100_000_000
+        default: 1_000_000_000
+        }
+    }
 
     /// The bytes written so far (valid until the next mutation).
     public func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {

@@ -46,6 +46,7 @@ public struct EpochAssembler: Sendable {
     private var cycle = Cycle()
     private var cycleTime: NMEATime?
     private var sky = SkyAssembler()
+    private var lastSky: [SatelliteInfo] = []
     private var emittedCurrent = false
     /// The cycle as it was when emitted early (learned end of cycle), so a late sentence of the same time
     /// completes it instead of starting a partial duplicate.
@@ -252,7 +253,13 @@ public struct EpochAssembler: Sendable {
             if let t = cycleTime { report.time = timestamp(for: t) }
             if !report.satellites.isEmpty { location.satellitesVisible = report.satellites.count }
             if location.satellitesUsed == nil { location.satellitesUsed = report.satellitesUsed }
-            emit(.sky(report))
+            // A sky event only when the view changed (satellites, their signal or use); DOP-only changes
+            // travel with the fix. Receivers repeat GSA every cycle and GSV every few: this avoids re-sending
+            // an identical satellite list each second.
+            if report.satellites != lastSky {
+                lastSky = report.satellites
+                emit(.sky(report))
+            }
         }
         guard cycle.hasPosition || (cycle.gsaMode != nil && !emittedCurrent) else { return }
         if let t = cycleTime { location.time = timestamp(for: t) }

@@ -31,6 +31,13 @@ struct Simulate: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Also write the ground truth as CSV here.", valueName: "file"))
     var truth: String?
 
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case lodestar, nmea
+    }
+
+    @Option(name: .long, help: "lodestar (a capture with GNSS and IMU records) or nmea (only the receiver's NMEA stream, as a serial port would deliver it: for gpsfake, a pty or other NMEA tools).")
+    var format: Format = .lodestar
+
     func validate() throws {
         guard duration > 0, duration <= 86_400, duration.isFinite else { throw ValidationError("--duration must be in (0, 86400] seconds") }
         guard gnssRate > 0, gnssRate <= 50 else { throw ValidationError("--gnss-rate must be in (0, 50] Hz") }
@@ -44,10 +51,20 @@ struct Simulate: ParsableCommand {
         settings.gnssRateHz = gnssRate
         settings.imuRateHz = imuRate
         let truthRows: [RouteSimulator.TruthSample]
+        let capturePath = format == .lodestar ? output : output + ".lcap-tmp-\(getpid())"
         do {
-            let writer = try CaptureWriter(path: output)
+            let writer = try CaptureWriter(path: capturePath)
             truthRows = try RouteSimulator(settings: settings).write(to: writer)
             try writer.close()
+            if format == .nmea {
+                defer { unlink(capturePath) }
+                let reader = try LodestarCaptureReader(path: capturePath)
+                let out = try CaptureWriter(path: output)
+                while let event = try reader.next() {
+                    if case .nmea(let bytes) = event.payload { try out.writeRaw(bytes) }
+                }
+                try out.close()
+            }
         } catch {
             fail(error.description, code: error == .permissionDenied(path: output) ? Exit.permission : Exit.cannotCreate)
         }
