@@ -29,7 +29,8 @@ let package = Package(
         .target(name: "Magnetics", dependencies: ["LocationCore", "LodestarData"], swiftSettings: strict),
 
         // The only Swift module over C and hardware.
-        .target(name: "Devices", dependencies: ["CLinux", "CGPS", "CUdev", "LocationCore", "Pipeline"], swiftSettings: strict),
+        .target(name: "Devices", dependencies: ["CLinux", "CGPS", "CUdev", "LocationCore", "NMEA", "Capture", "Pipeline"],
+                swiftSettings: strict),
 
         .executableTarget(
             name: "lodestar",
@@ -39,7 +40,8 @@ let package = Package(
         // libFuzzer entry point (built by `make fuzz`); without -DFUZZING it replays corpus files as a regression runner.
         .executableTarget(name: "LodestarFuzz", dependencies: ["NMEA", "Capture", "Pipeline"], swiftSettings: strict),
         // Micro-benchmarks printed by `make bench` (see docs/benchmarks.md for why not ordo-one/benchmark).
-        .executableTarget(name: "LodestarBench", dependencies: ["NMEA", "Capture", "Pipeline"], swiftSettings: strict),
+        .executableTarget(name: "LodestarBench", dependencies: ["NMEA", "Capture", "Pipeline", "Devices", "Magnetics", "CLinux"],
+                         swiftSettings: strict),
 
         .target(name: "TestSupport", dependencies: ["LocationCore", "CLinux"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "LocationCoreTests", dependencies: ["LocationCore"], swiftSettings: strict),
