@@ -36,7 +36,10 @@ final class NullSink: OutputSink {
 }
 
 let args = CommandLine.arguments
-guard args.count >= 3 else { print("usage: LodestarBench parse|pipeline FILE"); exit(64) }
+if args.count >= 3 && args[1] == "latency" {
+    exit(LatencyBenchmark.run(lodestar: args[2], count: args.count > 3 ? Int(args[3]) ?? 10_000 : 10_000))
+}
+guard args.count >= 3 else { print("usage: LodestarBench parse|pipeline FILE | latency LODESTAR [COUNT]"); exit(64) }
 let data = load(args[2])
 var best = Double.infinity
 var sentences = 0
@@ -64,7 +67,4 @@ print("\(args[1]): \(sentences) sentences in \(String(format4: best)) s = \(Int(
 
 extension String {
     init(format4 v: Double) { self = String(Double(Int(v * 10000)) / 10000) }
-}
-if args.count > 3 {
-    print("sizes: NMEASentence \(MemoryLayout<NMEASentence>.size) ParsedSentence \(MemoryLayout<ParsedSentence>.size) GSV \(MemoryLayout<GSV>.size) GSA \(MemoryLayout<GSA>.size) GGA \(MemoryLayout<GGA>.size) RMC \(MemoryLayout<RMC>.size) GNS \(MemoryLayout<GNS>.size) Location \(MemoryLayout<Location>.size)")
 }

@@ -1,0 +1,105 @@
+import ArgumentParser
+import Capture
+import Devices
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Source options shared by `run` and `record`, from flags and/or a config file (flags win).
+struct LiveOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("""
+        A GNSS receiver: a serial device with its rate (/dev/ttyUSB0@9600, any rate incl. non-standard ones), \
+        a device without a rate or with @auto (autobaud: tries common rates and locks on valid NMEA checksums), \
+        or gpsd://host:port[/device] (gpsd via libgps). Repeatable.
+        """, valueName: "spec"))
+    var gps: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("""
+        A magnetometer/IMU: i2c:BUS:ADDRESS (e.g. i2c:1:0x1e; the chip is probed by its ID register), \
+        or iio:deviceN / iio:NAME (a kernel IIO driver under /sys/bus/iio/devices). Repeatable.
+        """, valueName: "spec"))
+    var imu: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Sensor mounting: how the sensor's axes map to the board's (x forward, y left, z up), e.g. 'x,y,z' (identity) or '-y,x,z'. Recorded in captures; used by the heading stack.", valueName: "axes"))
+    var mounting: String?
+
+    @Option(name: .long, help: ArgumentHelp("A config file of `key = value` lines (gps, imu, mounting, output, fifo); repeated keys add sources; command-line flags are added to it. See docs/cli.md.", valueName: "file"))
+    var config: String?
+
+    /// Sources from the config file followed by the flags.
+    func resolved() throws -> (gps: [String], imu: [String], mounting: String?, settings: [String: String]) {
+        var gps: [String] = [], imu: [String] = [], mounting: String? = nil
+        var settings: [String: String] = [:]
+        if let config {
+            let entries = try ConfigFile.read(config)
+            for (key, value) in entries {
+                switch key {
+                case "gps": gps.append(value)
+                case "imu": imu.append(value)
+                case "mounting": mounting = value
+                case "output", "fifo": settings[key] = value
+                default: throw ValidationError("\(config): unknown key '\(key)' (known: gps, imu, mounting, output, fifo)")
+                }
+            }
+        }
+        gps += self.gps
+        imu += self.imu
+        if let m = self.mounting { mounting = m }
+        if let m = mounting, Mounting(m) == nil {
+            throw ValidationError("--mounting '\(m)' must be three of x,y,z with optional '-', each axis once (e.g. -y,x,z)")
+        }
+        if gps.isEmpty && imu.isEmpty { throw ValidationError("give at least one source: --gps SPEC or --imu SPEC (or --config FILE)") }
+        return (gps, imu, mounting, settings)
+    }
+}
+
+/// An axis remap from the sensor frame to the board frame (x forward, y left, z up).
+struct Mounting: Equatable {
+    /// For each board axis, the sensor axis index (0...2) and its sign.
+    let axes: [(index: Int, sign: Double)]
+    init?(_ text: String) {
+        let parts = text.lowercased().split(separator: ",").map { String($0).trimmingCharacters(in: " ") }
+        guard parts.count == 3 else { return nil }
+        var out: [(Int, Double)] = []
+        for p in parts {
+            let negative = p.hasPrefix("-")
+            let name = negative ? String(p.dropFirst()) : (p.hasPrefix("+") ? String(p.dropFirst()) : p)
+            guard let i = ["x", "y", "z"].firstIndex(of: name) else { return nil }
+            out.append((i, negative ? -1 : 1))
+        }
+        guard Set(out.map(\.0)).count == 3 else { return nil }
+        axes = out
+    }
+    static func == (a: Mounting, b: Mounting) -> Bool { a.axes.map(\.index) == b.axes.map(\.index) && a.axes.map(\.sign) == b.axes.map(\.sign) }
+}
+
+extension String {
+    func trimmingCharacters(in set: Character) -> String {
+        var s = Substring(self)
+        while s.first == set || s.first == "\t" { s.removeFirst() }
+        while s.last == set || s.last == "\t" || s.last == "\r" { s.removeLast() }
+        return String(s)
+    }
+}
+
+/// `key = value` lines; `#` starts a comment; blank lines are ignored.
+enum ConfigFile {
+    static func read(_ path: String) throws -> [(String, String)] {
+        let reader: LineReader
+        do { reader = LineReader(source: try ByteSource(path: path)) } catch {
+            fail(error.description, code: Exit.code(for: error))
+        }
+        var out: [(String, String)] = []
+        while let line = try reader.nextLine({ bytes, _ in String(decoding: bytes, as: UTF8.self) }) {
+            let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            let trimmed = content.trimmingCharacters(in: " ")
+            if trimmed.isEmpty { continue }
+            guard let eq = trimmed.firstIndex(of: "=") else {
+                throw ValidationError("\(path):\(reader.lineNumber): expected 'key = value', got '\(trimmed)'")
+            }
+            out.append((String(trimmed[..<eq]).trimmingCharacters(in: " "),
+                        String(trimmed[trimmed.index(after: eq)...]).trimmingCharacters(in: " ")))
+        }
+        return out
+    }
+}
