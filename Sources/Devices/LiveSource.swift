@@ -49,10 +49,14 @@ public protocol LiveSource: AnyObject, Sendable {
 
 /// Exponential backoff for reconnecting: 0.1 s doubling to a 5 s ceiling, reset after a success.
 public struct Backoff: Sendable {
-    public var initialNanos: Int64 = 100_000_000
-    public var maximumNanos: Int64 = 5_000_000_000
-    private var next: Int64 = 100_000_000
-    public init() {}
+    public var initialNanos: Int64
+    public var maximumNanos: Int64
+    private var next: Int64
+    public init(initialNanos: Int64 = 100_000_000, maximumNanos: Int64 = 5_000_000_000) {
+        self.initialNanos = initialNanos
+        self.maximumNanos = maximumNanos
+        self.next = initialNanos
+    }
     public mutating func nextDelayNanos() -> Int64 {
         let d = next
         next = min(next * 2, maximumNanos)

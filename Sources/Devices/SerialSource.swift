@@ -1,0 +1,245 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLinux
+import LocationCore
+import NMEA
+import Pipeline
+import Synchronization
+
+/// A GNSS receiver on a serial line. `run` opens the port (exclusive, raw), sets or finds the rate, and delivers
+/// `SensorEvent(.nmea(bytes))` per read exactly as the bytes arrived (no line splitting: the pipeline frames),
+/// stamped with the monotonic and wall clocks on receipt.
+///
+/// Status events, in order: `starting`; `available` at the first checksum-valid sentence; `unavailable` when the
+/// device hangs up (unplugged USB receiver: EIO/EOF/POLLHUP), vanishes (ENOENT), is held by another process
+/// (EBUSY) or goes silent for `silenceTimeoutNanos`; then it reopens with `Backoff` and reports `recovered` at
+/// the next valid sentence. `denied` (EACCES/EPERM) carries the fix in one line and keeps retrying, so a udev
+/// rule installed meanwhile takes effect at the next attempt.
+///
+/// Stopping: `stop()` from any thread; `run` returns within one poll interval (50 ms by default). A stopped
+/// source stays stopped (create a new one to run again), so a `stop()` that races the start of `run` is not lost.
+public final class SerialSource: LiveSource {
+    public struct Settings: Sendable {
+        /// poll() timeout of each read, and so the stop latency.
+        public var pollMilliseconds = 50
+        public var readSize = 4096
+        /// TIOCEXCL: a second opener (other than root) gets EBUSY while we hold the port.
+        public var exclusive = true
+        /// No valid sentence for this long while the port stays open ⇒ `unavailable` (receiver lost power,
+        /// wrong fixed rate). 0 disables.
+        public var silenceTimeoutNanos: Int64 = 5_000_000_000
+        public var autobaud = Autobaud.Settings.default
+        public var backoff = Backoff()
+        public init() {}
+        public static let `default` = Settings()
+    }
+
+    public let name: String
+    public let path: String
+    public let baud: BaudSetting
+    public let settings: Settings
+    private let stopRequested = Atomic<Bool>(false)
+    private let lockedBaud = Atomic<Int>(0)
+    private let status: SourceStateBox
+
+    public init(name: String = "gps0", path: String, baud: BaudSetting = .automatic, settings: Settings = .default) {
+        self.name = name; self.path = path; self.baud = baud; self.settings = settings
+        status = SourceStateBox(SourceState(name: name, authorization: .notDetermined, available: false))
+    }
+
+    public var captureAttributes: [String: String] {
+        let locked = lockedBaud.load(ordering: .relaxed)
+        return ["kind": "serial", "device": path, "baud": locked > 0 ? "\(locked)" : baud.description]
+    }
+
+    /// Authorization and availability as last observed (for `lodestar devices` and status displays).
+    public var state: SourceState { status.value }
+
+    /// The rate in use: the fixed one, or the one autobaud locked on (nil before that).
+    public var baudRate: Int? {
+        let locked = lockedBaud.load(ordering: .relaxed)
+        return locked > 0 ? locked : nil
+    }
+
+    public func stop() { stopRequested.store(true, ordering: .releasing) }
+
+    private var isStopping: Bool { stopRequested.load(ordering: .acquiring) }
+
+    public func run(sourceID: Int, sink: any SourceSink) {
+        var tracker = StatusTracker(name: name, sink: sink, state: status)
+        tracker.starting(baud == .automatic ? "\(path), autobaud" : "\(path) at \(baud) baud")
+        var backoff = settings.backoff
+        while !isStopping {
+            session(sourceID: sourceID, sink: sink, tracker: &tracker, backoff: &backoff)
+            if isStopping { break }
+            pause(nanoseconds: backoff.nextDelayNanos())
+        }
+    }
+
+    /// One open–read–fail cycle.
+    private func session(sourceID: Int, sink: any SourceSink, tracker: inout StatusTracker, backoff: inout Backoff) {
+        let port: SerialPort
+        do { port = try SerialPort(path: path, exclusive: settings.exclusive) } catch {
+            tracker.failed(error, path: path)
+            return
+        }
+        defer { port.close() }
+        tracker.authorized()
+
+        var pending: [SerialChunk] = []
+        switch baud {
+        case .fixed(let rate):
+            do { try port.setBaudRate(rate) } catch {
+                tracker.problem(.unavailable, error.description)
+                return
+            }
+            lockedBaud.store(rate, ordering: .relaxed)
+        case .automatic:
+            do {
+                let lock = try Autobaud.detect(port, settings: settings.autobaud, shouldContinue: { !self.isStopping })
+                lockedBaud.store(lock.baudRate, ordering: .relaxed)
+                pending = lock.chunks
+            } catch .cancelled {
+                return
+            } catch .hungUp {
+                tracker.problem(.unavailable, "\(path): device hung up (unplugged?)")
+                return
+            } catch .system(let error) {
+                tracker.failed(error, path: path)
+                return
+            } catch {
+                tracker.problem(.unavailable, "\(path): \(error)")
+                return
+            }
+        }
+
+        let rateText = "\(path) at \(lockedBaud.load(ordering: .relaxed)) baud"
+        let framer = NMEAFramer()
+        var lastValidNanos = clinux_monotonic_ns()
+        var silenceReported = false
+        func deliver(_ chunk: SerialChunk) {
+            let before = framer.statistics.framed
+            framer.feed(chunk.bytes) { _ in }
+            if framer.statistics.framed > before {
+                lastValidNanos = chunk.monotonicNanos
+                silenceReported = false
+                if !tracker.isFlowing {
+                    tracker.flowing(rateText)
+                    backoff.reset()
+                }
+            }
+            sink.deliver(SensorEvent(monotonicNanos: chunk.monotonicNanos, utc: Timestamp(nanosecondsSince1970: chunk.utcNanos),
+                                     sourceID: sourceID, payload: .nmea(chunk.bytes)))
+        }
+        for chunk in pending { deliver(chunk) }
+
+        while !isStopping {
+            let result: SerialReadResult
+            do { result = try port.read(maxBytes: settings.readSize, timeoutMilliseconds: settings.pollMilliseconds) } catch {
+                tracker.problem(.unavailable, error.description)
+                return
+            }
+            switch result {
+            case .chunk(let chunk):
+                deliver(chunk)
+            case .hungUp:
+                tracker.problem(.unavailable, "\(path): device hung up (unplugged?)")
+                return
+            case .timedOut:
+                break
+            }
+            let silence = settings.silenceTimeoutNanos
+            if silence > 0, !silenceReported, clinux_monotonic_ns() - lastValidNanos > silence {
+                silenceReported = true
+                let seconds = Double(silence) / 1e9
+                tracker.problem(.unavailable, tracker.hasBeenAvailable
+                    ? "\(rateText): no valid NMEA for \(seconds) s"
+                    : "\(rateText): no valid NMEA after \(seconds) s (wrong baud rate? try @auto)")
+            }
+        }
+    }
+
+    /// Sleeps in short slices so `stop()` is honoured promptly.
+    private func pause(nanoseconds: Int64) {
+        let end = clinux_monotonic_ns() + nanoseconds
+        while !isStopping {
+            let left = end - clinux_monotonic_ns()
+            if left <= 0 { return }
+            _ = clinux_sleep_ns(min(left, 20_000_000))
+        }
+    }
+}
+
+/// A `SourceState` shared between a source's thread and observers.
+final class SourceStateBox: Sendable {
+    private let storage: Mutex<SourceState>
+    init(_ state: SourceState) { storage = Mutex(state) }
+    var value: SourceState { storage.withLock { $0 } }
+    func update(_ body: (inout SourceState) -> Void) { storage.withLock { body(&$0) } }
+}
+
+/// The status state machine both live sources share: `starting` → `available` → `unavailable` → `recovered` → …
+/// During an outage a retry loop does not repeat itself: a problem is reported when data stops flowing, and
+/// then only when its kind changes (unavailable → denied, not present → held by another process).
+struct StatusTracker {
+    let name: String
+    let sink: any SourceSink
+    let state: SourceStateBox
+    /// Valid data flows in the current session.
+    private(set) var isFlowing = false
+    private(set) var hasBeenAvailable = false
+    /// The kind of the last problem reported in this outage (state + authorization), nil while data flows.
+    private var lastProblem: String?
+
+    init(name: String, sink: any SourceSink, state: SourceStateBox) {
+        self.name = name; self.sink = sink; self.state = state
+    }
+
+    private func now() -> Timestamp { Timestamp(nanosecondsSince1970: clinux_realtime_ns()) }
+
+    func starting(_ message: String) {
+        sink.report(StatusReport(source: name, state: .starting, message: message, time: now()))
+    }
+
+    func authorized() {
+        state.update { $0.authorization = .authorized }
+    }
+
+    mutating func flowing(_ message: String) {
+        isFlowing = true
+        lastProblem = nil
+        let reportState: StatusReport.State = hasBeenAvailable ? .recovered : .available
+        hasBeenAvailable = true
+        state.update { $0.available = true; $0.authorization = .authorized; $0.message = message }
+        sink.report(StatusReport(source: name, state: reportState, message: message, time: now()))
+    }
+
+    mutating func problem(_ reportState: StatusReport.State, _ message: String,
+                          authorization: SourceAuthorization? = nil) {
+        let wasFlowing = isFlowing
+        isFlowing = false
+        state.update {
+            $0.available = false
+            $0.message = message
+            if let authorization { $0.authorization = authorization }
+        }
+        let kind = "\(reportState.rawValue)/\(authorization?.rawValue ?? "-")"
+        guard wasFlowing || kind != lastProblem else { return }
+        lastProblem = kind
+        sink.report(StatusReport(source: name, state: reportState, message: message, time: now()))
+    }
+
+    /// Classifies an open/configure failure: denied with the fix, restricted (busy), or unavailable.
+    mutating func failed(_ error: SystemError, path: String) {
+        switch error.authorizationFailure {
+        case .denied?:
+            problem(.denied, "\(path): permission denied: \(SerialPort.permissionHint(path: path))", authorization: .denied)
+        case .restricted?:
+            problem(.unavailable, "\(path) is held exclusively by another process (gpsd, ModemManager, a terminal?)",
+                    authorization: .restricted)
+        default:
+            problem(.unavailable, error.errno == ENOENT ? "\(path): not present (unplugged?)" : error.description)
+        }
+    }
+}
