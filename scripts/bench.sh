@@ -49,3 +49,6 @@ awk -v n="$sentences" -v b="$bytes" -v gs="$g_s" -v ls="$l_s" -v gr="$g_rss" -v 
 }'
 "$BENCH" parse "$work/big.nmea"
 "$BENCH" pipeline "$work/big.nmea"
+
+# 5. Live latency: a sentence written into a pty until its fix line leaves on a FIFO (lodestar run), 10,000 times.
+"$BENCH" latency "$PWD/$BIN" 10000

@@ -1,1 +1,0 @@
-// Magnetics: World Magnetic Model, calibration, heading (see docs/magnetics.md).

@@ -1,0 +1,92 @@
+import Foundation
+import NMEA
+import Testing
+import TestSupport
+
+/// `lodestar run` and `lodestar record` against a real pseudo-terminal, end to end.
+@Suite("lodestar run and record on a pseudo-terminal", .serialized)
+struct LiveCLITests {
+    static func cycle(_ s: Int) -> String {
+        let t = String(format: "1200%02d", s % 60)
+        return NMEAEncoder.sentence("GPRMC,\(t),A,4807.038,N,01131.000,E,1.0,45.0,230324,,,A")
+            + NMEAEncoder.sentence("GPGGA,\(t),4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")
+    }
+
+    static func waitForLines(_ path: String, atLeast n: Int, timeout: Double) -> [Substring] {
+        let deadline = Date().addingTimeInterval(timeout)
+        var lines: [Substring] = []
+        while Date() < deadline {
+            let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            lines = text.split(separator: "\n")
+            if lines.count >= n { break }
+            usleep(20_000)
+        }
+        return lines
+    }
+
+    @Test func runStreamsFixesFromASerialPortAndStopsCleanly() throws {
+        let pty = try PseudoTerminal()
+        let dir = try TemporaryDirectory()
+        let process = try SpawnedProcess(Lodestar.binary, ["run", "--gps", "\(pty.slavePath)@9600", "--no-sky"],
+                                         stdoutPath: dir.path("out"), stderrPath: dir.path("err"))
+        usleep(300_000)
+        for s in 0..<6 { _ = pty.write(Self.cycle(s)); usleep(30_000) }
+        let lines = Self.waitForLines(dir.path("out"), atLeast: 7, timeout: 5)
+        process.signal(SIGTERM)
+        #expect(process.wait(timeout: 5) == 143)
+        let fixes = lines.filter { $0.hasPrefix("{\"class\":\"fix\"") }
+        // Six cycles: the first two end when the next begins, the rest on the learned end of cycle; SIGTERM
+        // flushes the last one.
+        #expect(fixes.count == 6, "\(lines)")
+        #expect(fixes.first?.contains("\"latitudeDegrees\":48.117300000") == true)
+        #expect(lines.contains { $0.contains("\"class\":\"status\"") && $0.contains("\"state\":\"available\"") })
+        let err = try String(contentsOfFile: dir.path("err"), encoding: .utf8)
+        #expect(err.contains("lodestar: run: 6 fixes"), "\(err)")
+    }
+
+    @Test func recordThenReplayGivesTheLiveFixes() throws {
+        let pty = try PseudoTerminal()
+        let dir = try TemporaryDirectory()
+        let capture = dir.path("session.lcap")
+        let recorder = try SpawnedProcess(Lodestar.binary, ["record", "--gps", "\(pty.slavePath)@9600", "--quiet", capture],
+                                          stdoutPath: dir.path("out"), stderrPath: dir.path("err"))
+        usleep(300_000)
+        for s in 0..<5 { _ = pty.write(Self.cycle(s)); usleep(30_000) }
+        usleep(300_000)
+        recorder.signal(SIGINT)
+        #expect(recorder.wait(timeout: 5) == 130)
+        let text = try String(contentsOfFile: capture, encoding: .utf8)
+        #expect(text.hasPrefix("#!lodestar-capture 1\n"))
+        #expect(text.contains("# source: 0 name=gps0"))
+        #expect(text.hasSuffix("\n"), "the last record must be complete")
+        let replay = try Lodestar.run(["replay", "--no-sky", capture])
+        #expect(replay.status == 0)
+        let fixes = replay.stdout.split(separator: "\n").filter { $0.hasPrefix("{\"class\":\"fix\"") }
+        #expect(fixes.count == 5)
+        #expect(fixes.last?.contains("\"time\":\"2024-03-23T12:00:04.000Z\"") == true)
+    }
+
+    @Test func badSourceSpecsAreUsageErrors() throws {
+        #expect(try Lodestar.run(["run"]).status == 64)
+        #expect(try Lodestar.run(["run", "--gps", "gpsd://host:notaport"]).status == 64)
+        #expect(try Lodestar.run(["run", "--imu", "i2c:1:0x99"]).status == 64)
+        #expect(try Lodestar.run(["run", "--imu", "spi:0"]).status == 64)
+        #expect(try Lodestar.run(["run", "--gps", "/dev/null@9600", "--mounting", "x,x,z"]).status == 64)
+        let dir = try TemporaryDirectory()
+        let config = try dir.write("bad.conf", "gps = /dev/ttyUSB0@9600\nfrobnicate = 1\n")
+        let r = try Lodestar.run(["run", "--config", config])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("unknown key 'frobnicate'"))
+    }
+
+    @Test func devicesReportsAvailabilityAsJSON() throws {
+        let r = try Lodestar.run(["devices", "--json", "--i2c", "97"])
+        #expect(r.status == 0)
+        let object = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        #expect(object?["class"] as? String == "devices")
+        #expect(object?["locationServicesEnabled"] is Bool)
+        #expect(object?["headingAvailable"] as? Bool == false)
+        let devices = object?["devices"] as? [[String: Any]]
+        #expect(devices?.contains { ($0["name"] as? String) == "i2c-97" && ($0["available"] as? Bool) == false } == true)
+    }
+}
