@@ -69,7 +69,9 @@ struct GPSDTests {
         #expect(sink.states == [.starting, .available])
         #expect(source.captureAttributes["kind"] == "gpsd")
         let seconds = try #require(stopSeconds)
-        #expect(seconds < 0.15, "run returned \(seconds) s after stop()")
+        // stop() must cut a poll or a backoff sleep (up to 5 s) short; designed for ~0.1 s, bounded at 1 s
+        // because CI shares two cores with other tests (this checks the mechanism, not speed).
+        #expect(seconds < 1.0, "run returned \(seconds) s after stop()")
     }
 
     @Test func jsonModeTurnsTPVIntoFixes() async throws {
@@ -129,7 +131,7 @@ struct GPSDTests {
         #expect(await sink.wait(3) { $0.states.contains(.unavailable) })
         try await Task.sleep(for: .milliseconds(400)) // several retries: reported once
         let seconds = try #require(await runner.stop())
-        #expect(seconds < 0.15)
+        #expect(seconds < 1.0, "run returned \(seconds) s after stop(): a backoff sleep was not interrupted")
         #expect(sink.states == [.starting, .unavailable])
         #expect(sink.statuses.last?.message == "gpsd://127.0.0.1:\(port): can't connect to host/port pair")
     }

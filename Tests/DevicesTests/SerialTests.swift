@@ -128,7 +128,9 @@ struct SerialTests {
         #expect(source.state.available && source.state.authorization == .authorized)
         #expect(source.captureAttributes == ["kind": "serial", "device": pty.slavePath, "baud": "9600"])
         let seconds = try #require(stopSeconds)
-        #expect(seconds < 0.15, "run returned \(seconds) s after stop()")
+        // stop() must cut a poll or a backoff sleep (up to 5 s) short; designed for ~0.1 s, bounded at 1 s
+        // because CI shares two cores with other tests (this checks the mechanism, not speed).
+        #expect(seconds < 1.0, "run returned \(seconds) s after stop()")
     }
 
     /// termios2/BOTHER: any rate, set and read back on the pty slave (the pty driver stores c_ispeed/c_ospeed
