@@ -447,6 +447,14 @@ struct NOAATable {
             let tolerance = rows.map { Self.halfUnit($0[c]) }.min() ?? .nan
             let fileError = fileErrorAllowance[name] ?? 0
             var maximum = 0.0
+            var misroundedRows: [Int] = []
+            defer {
+                if !misroundedRows.isEmpty {
+                    withKnownIssue("NOAA's 100-point file is misrounded in column \(name) (docs/magnetics.md)") {
+                        Issue.record("\(name): beyond printed precision, within the file's own rounding error, in \(misroundedRows.count) rows")
+                    }
+                }
+            }
             for (r, row) in rows.enumerated() {
                 let ours = output(evaluated[r])
                 if row[c].isEmpty {
@@ -457,9 +465,7 @@ struct NOAATable {
                 let deviation = abs((ours ?? .nan) - expected)
                 let where_ = "row \(r + 1) (\(row[inputIndex[0]]), \(row[inputIndex[1]]) km, \(row[inputIndex[2]]), \(row[inputIndex[3]])) \(name): ours \(ours ?? .nan), NOAA \(row[c]) (±\(tolerance))"
                 if deviation > tolerance && fileError > 0 && deviation <= tolerance + fileError {
-                    withKnownIssue("NOAA's 100-point file is misrounded in column \(name) (docs/magnetics.md)") {
-                        Issue.record(Comment(rawValue: where_))
-                    }
+                    misroundedRows.append(r + 1)
                 } else {
                     #expect(deviation <= tolerance, Comment(rawValue: where_))
                 }
