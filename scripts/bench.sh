@@ -52,3 +52,7 @@ awk -v n="$sentences" -v b="$bytes" -v gs="$g_s" -v ls="$l_s" -v gr="$g_rss" -v 
 
 # 5. Live latency: a sentence written into a pty until its fix line leaves on a FIFO (lodestar run), 10,000 times.
 "$BENCH" latency "$PWD/$BIN" 10000
+
+# 6. WMM2025: Lodestar's model against GeographicLib's C++ MagneticModel on the same points, with validation
+# (converts WMM.COF for GeographicLib, compiles scripts/wmm-geographiclib/bench.cpp; skips without g++/GeographicLib).
+scripts/wmm-geographiclib/run.sh "$BENCH"

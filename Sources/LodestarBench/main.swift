@@ -1,6 +1,8 @@
 // Micro-benchmarks for `make bench` (scripts/bench.sh prints them next to the gpsdecode comparison).
 // Usage: LodestarBench parse FILE   — framer + parser only, file in memory, best of 5 runs
 //        LodestarBench pipeline FILE — framer + parser + epoch assembly + gpsd JSON encoding, no I/O
+//        LodestarBench latency LODESTAR [COUNT] — pty → lodestar run → FIFO (Latency.swift)
+//        LodestarBench wmm [N [K]]   — WMM2025 evaluation and DeclinationCache hit; K validation points (WMMBench.swift)
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -39,7 +41,13 @@ let args = CommandLine.arguments
 if args.count >= 3 && args[1] == "latency" {
     exit(LatencyBenchmark.run(lodestar: args[2], count: args.count > 3 ? Int(args[3]) ?? 10_000 : 10_000))
 }
-guard args.count >= 3 else { print("usage: LodestarBench parse|pipeline FILE | latency LODESTAR [COUNT]"); exit(64) }
+if args.count >= 2 && args[1] == "wmm" {
+    exit(WMMBenchmark.run(evaluations: args.count > 2 ? Int(args[2]) ?? 200_000 : 200_000,
+                          sweepPoints: args.count > 3 ? Int(args[3]) ?? 0 : 0))
+}
+guard args.count >= 3 else {
+    print("usage: LodestarBench parse|pipeline FILE | latency LODESTAR [COUNT] | wmm [N [K]]"); exit(64)
+}
 let data = load(args[2])
 var best = Double.infinity
 var sentences = 0
