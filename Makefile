@@ -9,7 +9,7 @@ BIN := .build/$(CONFIG)/lodestar
 DEMO_CAPTURE := captures/simulated-drive.lcap
 FUZZ_SECONDS ?= 600
 
-.PHONY: all deps build test demo bench fuzz install uninstall clean
+.PHONY: all deps build test demo bench eval fuzz install uninstall clean
 
 all: build
 
@@ -44,6 +44,11 @@ bench: deps
 	$(SWIFT) build -c release --product lodestar --static-swift-stdlib
 	$(SWIFT) build -c release --product LodestarBench --static-swift-stdlib
 	scripts/bench.sh
+
+# Heading accuracy on the real recordings in ../shared/data/mag (BROAD trials, x-io Fusion), and its per-sample cost.
+eval: deps
+	$(SWIFT) run -c release LodestarEval
+	$(SWIFT) run -c release LodestarEval bench
 
 fuzz: deps
 	scripts/fuzz.sh $(FUZZ_SECONDS)

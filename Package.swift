@@ -23,7 +23,7 @@ let package = Package(
         .target(name: "LocationCore", swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
         .target(name: "NMEA", dependencies: ["LocationCore"], swiftSettings: strict),
         .target(name: "Capture", dependencies: ["LocationCore", "NMEA"], swiftSettings: strict),
-        .target(name: "Pipeline", dependencies: ["LocationCore", "NMEA", "Capture"], swiftSettings: strict),
+        .target(name: "Pipeline", dependencies: ["LocationCore", "NMEA", "Capture", "Magnetics"], swiftSettings: strict),
         // Data files embedded at compile time (WMM coefficients); a C target so no Foundation Bundle is needed.
         .target(name: "LodestarData", exclude: ["WMM.COF"]),
         .target(name: "Magnetics", dependencies: ["LocationCore", "LodestarData"], swiftSettings: strict),
@@ -42,6 +42,9 @@ let package = Package(
         // Micro-benchmarks printed by `make bench` (see docs/benchmarks.md for why not ordo-one/benchmark).
         .executableTarget(name: "LodestarBench", dependencies: ["NMEA", "Capture", "Pipeline", "Devices", "Magnetics", "CLinux"],
                          swiftSettings: strict),
+
+        // Heading evaluation on the real recordings in ../shared/data/mag (`make eval`).
+        .executableTarget(name: "LodestarEval", dependencies: ["Magnetics", "Capture", "LocationCore"], swiftSettings: strict),
 
         .target(name: "TestSupport", dependencies: ["LocationCore", "CLinux"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "LocationCoreTests", dependencies: ["LocationCore"], swiftSettings: strict),

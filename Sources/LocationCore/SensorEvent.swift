@@ -56,7 +56,9 @@ public enum EventPayload: Sendable {
     /// NMEA bytes exactly as received (any chunking: a whole log block, a serial read, one sentence).
     case nmea([UInt8])
     case motion(MotionSample)
-    case fix(ExternalFix)
+    /// Indirect: a Location is large and rare in streams of sensor samples; keeping it out of line makes every
+    /// event small to copy.
+    indirect case fix(ExternalFix)
     case orientation(ReportedOrientation)
 }
 
