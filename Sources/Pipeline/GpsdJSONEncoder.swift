@@ -87,7 +87,35 @@ public struct GpsdJSONEncoder: OutputEncoder {
                 out.append(0x5D)
             }
             w.end(&out)
-        case .status, .sentence:
+        case .heading(let h, let acceleration):
+            // gpsd_json(5) ATT: headings in degrees; mag_* in µT (calibrated), acc_* in m/s² (gpsd leaves units to
+            // the device); mag_st: N normal, O field disturbed (high warning), C calibration needed.
+            w.begin(&out, class: "ATT")
+            if let device { w.string(&out, "device", device) }
+            if h.headingAccuracyDegrees >= 0 {
+                w.number(&out, "heading", h.trueHeadingDegrees, decimals: 2)
+                w.number(&out, "mheading", h.magneticHeadingDegrees, decimals: 2)
+            }
+            switch h.interference.state {
+            case .none: w.string(&out, "mag_st", "N")
+            case .transient: w.string(&out, "mag_st", "O")
+            case .persistent: w.string(&out, "mag_st", "C")
+            }
+            w.number(&out, "pitch", h.pitchDegrees, decimals: 2)
+            w.number(&out, "roll", h.rollDegrees, decimals: 2)
+            let m = h.calibratedFieldMicrotesla
+            w.number(&out, "mag_len", m.norm, decimals: 3)
+            w.number(&out, "mag_x", m.x, decimals: 3)
+            w.number(&out, "mag_y", m.y, decimals: 3)
+            w.number(&out, "mag_z", m.z, decimals: 3)
+            if let a = acceleration {
+                w.number(&out, "acc_len", a.norm, decimals: 3)
+                w.number(&out, "acc_x", a.x, decimals: 3)
+                w.number(&out, "acc_y", a.y, decimals: 3)
+                w.number(&out, "acc_z", a.z, decimals: 3)
+            }
+            w.end(&out)
+        case .status, .sentence, .calibrationNeeded:
             break
         }
     }

@@ -1,4 +1,5 @@
 import LocationCore
+import Magnetics
 
 /// Lodestar's JSON lines (docs/output.md): one object per event, `class` first, units in every key name,
 /// absent values omitted (never 0).
@@ -69,12 +70,64 @@ public struct LodestarJSONEncoder: OutputEncoder {
             w.string(&out, "state", st.state.rawValue)
             w.string(&out, "message", st.message)
             w.end(&out)
+        case .heading(let h, let acceleration):
+            w.begin(&out, class: "heading")
+            w.number(&out, "sampleTimeSeconds", h.sampleTimeSeconds, decimals: 6)
+            w.integer(&out, "monotonicNanos", Int(h.monotonicNanos))
+            w.number(&out, "magneticHeadingDegrees", h.magneticHeadingDegrees, decimals: 2)
+            w.number(&out, "trueHeadingDegrees", h.trueHeadingOrMinusOne, decimals: 2)
+            w.number(&out, "headingAccuracyDegrees", h.headingAccuracyDegrees, decimals: 2)
+            w.number(&out, "declinationDegrees", h.declinationDegrees, decimals: 3)
+            w.number(&out, "rollDegrees", h.rollDegrees, decimals: 2)
+            w.number(&out, "pitchDegrees", h.pitchDegrees, decimals: 2)
+            Self.vector(&w, &out, "rawFieldMicrotesla", h.rawFieldMicrotesla)
+            Self.vector(&w, &out, "calibratedFieldMicrotesla", h.calibratedFieldMicrotesla)
+            if let a = acceleration { Self.vector(&w, &out, "accelerationMetersPerSecondSquared", a) }
+            w.string(&out, "interference", h.interference.stateName)
+            w.bool(&out, "usesGyroscope", h.usesGyroscope)
+            w.end(&out)
+        case .calibrationNeeded(let c):
+            w.begin(&out, class: "calibration")
+            w.bool(&out, "needed", c.needed)
+            w.string(&out, "reason", c.reasonName)
+            w.number(&out, "sampleTimeSeconds", c.sampleTimeSeconds, decimals: 6)
+            w.integer(&out, "monotonicNanos", Int(c.monotonicNanos))
+            w.end(&out)
         case .sentence(let bytes):
             w.begin(&out, class: "nmea")
             var text = bytes[...]
             while let l = text.last, l == 0x0D || l == 0x0A { text.removeLast() }
             w.string(&out, "sentence", String(decoding: text, as: UTF8.self))
             w.end(&out)
+        }
+    }
+
+    static func vector(_ w: inout JSONWriter, _ out: inout ByteBuffer, _ key: StaticString, _ v: Vector3) {
+        w.rawKey(&out, key)
+        out.append(0x5B)
+        out.appendFixed(v.x, decimals: 3); out.append(0x2C)
+        out.appendFixed(v.y, decimals: 3); out.append(0x2C)
+        out.appendFixed(v.z, decimals: 3)
+        out.append(0x5D)
+    }
+}
+
+extension MagneticInterference {
+    public var stateName: String {
+        switch state {
+        case .none: "none"
+        case .transient: "transient"
+        case .persistent: "persistent"
+        }
+    }
+}
+
+extension CalibrationNeededEvent {
+    public var reasonName: String {
+        switch reason {
+        case .hardIronSignature: "hardIronSignature"
+        case .persistentInterference: "persistentInterference"
+        case .resolved: "resolved"
         }
     }
 }

@@ -16,7 +16,15 @@ public struct NMEAOutputEncoder: OutputEncoder {
         case .sentence(let bytes):
             out.append(bytes)
             if bytes.last != 0x0A { out.append(0x0D); out.append(0x0A) }
-        case .sky, .status:
+        case .heading(let h, _):
+            guard h.headingAccuracyDegrees >= 0 else { return }
+            if let t = h.trueHeadingDegrees { out.append(string: encoder.hdt(headingTrueDegrees: t)) }
+            // HDG: the magnetic sensor heading, deviation 0 (the calibration already removed it), variation =
+            // the WMM declination, so a chartplotter computes true = magnetic + deviation + variation.
+            out.append(string: encoder.hdg(sensorDegrees: h.magneticHeadingDegrees, deviationDegrees: 0,
+                                           variationDegrees: h.declinationDegrees))
+            out.append(string: encoder.hdm(headingMagneticDegrees: h.magneticHeadingDegrees))
+        case .sky, .status, .calibrationNeeded:
             break
         }
     }

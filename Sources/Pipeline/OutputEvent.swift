@@ -1,4 +1,5 @@
 import LocationCore
+import Magnetics
 
 /// A source's availability, reported on the output stream as `status` events.
 public struct StatusReport: Sendable, Hashable {
@@ -21,6 +22,10 @@ public enum OutputEvent: Sendable {
     case status(StatusReport)
     /// A proprietary or unsupported sentence passed through verbatim (with `--passthrough`).
     case sentence([UInt8])
+    /// A heading from the magnetometer (+ accelerometer, + gyroscope), with the latest acceleration (m/s²).
+    case heading(HeadingReport, accelerationMetersPerSecondSquared: Vector3?)
+    /// Core Location's shouldDisplayHeadingCalibration changed.
+    case calibrationNeeded(CalibrationNeededEvent)
 }
 
 /// The output formats.

@@ -1,4 +1,5 @@
 import LocationCore
+import Magnetics
 import NMEA
 
 /// The one pipeline for live and replay: source events in, output events out. It never reads a clock and never
@@ -23,6 +24,11 @@ public final class Pipeline {
         public var externalFixProviders: Set<String> = ["GPS", "gps"]
         /// Flush encoded output to the sinks after every event (live) instead of in large blocks (replay).
         public var flushEveryEvent = false
+        /// Heading from motion samples (nil: motion samples are ignored).
+        public var heading: HeadingEstimator.Settings? = .default
+        public var calibration: MagnetometerCalibration = .identity
+        /// A fixed position for the true-north correction until (and unless) a fix arrives.
+        public var configuredLocation: Location?
         public init() {}
         public static let `default` = Settings()
     }
@@ -47,7 +53,10 @@ public final class Pipeline {
     /// Optional observer of every output event (tests, the Swift API).
     public var observer: ((OutputEvent) -> Void)?
 
+    private var heading: HeadingEstimator?
+    private var lastAcceleration: Vector3?
     public private(set) var fixesEmitted = 0
+    public private(set) var headingsEmitted = 0
     public private(set) var skyEmitted = 0
     public private(set) var eventsProcessed = 0
     /// UTC of the last fix emitted (replay pacing for logs without timestamps).
@@ -57,6 +66,11 @@ public final class Pipeline {
         self.settings = settings
         self.encoder = encoder
         self.sinks = sinks
+        if let h = settings.heading {
+            var estimator = HeadingEstimator(settings: h, calibration: settings.calibration)
+            if let l = settings.configuredLocation { estimator.update(location: l) }
+            heading = estimator
+        }
     }
 
     /// True when every sink is broken (nobody can receive output any more).
@@ -81,8 +95,10 @@ public final class Pipeline {
                 && streams[event.sourceID]?.sawNMEA != true {
                 emit(.fix(external.location))
             }
-        case .motion, .orientation:
-            break // heading fusion plugs in here (issue: heading)
+        case .motion(let sample):
+            processMotion(sample, event)
+        case .orientation:
+            break // a source's own orientation (Android) is a reference, not an input
         }
         if settings.flushEveryEvent { flush() }
     }
@@ -107,6 +123,22 @@ public final class Pipeline {
         }
     }
 
+    private func processMotion(_ sample: MotionSample, _ event: SensorEvent) {
+        switch sample {
+        case .accelerometer(let a, let bias): lastAcceleration = bias.map { a - $0 } ?? a
+        case .accelerometerRaw(let raw): lastAcceleration = raw.vector
+        default: break
+        }
+        guard heading != nil else { return }
+        let update = heading?.process(sample, monotonicNanos: event.monotonicNanos ?? 0,
+                                      sampleTimeSeconds: event.sampleTimeSeconds) ?? .none
+        if let c = update.calibration { emit(.calibrationNeeded(c)) }
+        if let r = update.report {
+            headingsEmitted += 1
+            emit(.heading(r, accelerationMetersPerSecondSquared: lastAcceleration))
+        }
+    }
+
     private func emitEpoch(_ output: EpochOutput) {
         switch output {
         case .fix(let l): emit(.fix(l))
@@ -119,6 +151,7 @@ public final class Pipeline {
         case .fix(let l):
             fixesEmitted += 1
             if let t = l.time { lastFixTime = t }
+            if l.latitudeDegrees != nil, l.mode == .twoD || l.mode == .threeD { heading?.update(location: l) }
         case .sky: skyEmitted += 1
         default: break
         }

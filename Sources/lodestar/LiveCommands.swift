@@ -108,6 +108,7 @@ struct Run: ParsableCommand {
 
     @OptionGroup var live: LiveOptions
     @OptionGroup var outputOptions: OutputOptions
+    @OptionGroup var headingOptions: HeadingOptions
 
     @Option(name: .long, help: "With gpsd://: relay gpsd's raw NMEA (nmea, default; parsed by Lodestar) or take gpsd's own fixes (json).")
     var gpsdMode: GPSDSource.Mode = .nmea
@@ -136,6 +137,7 @@ struct Run: ParsableCommand {
         settings.flushEveryEvent = true
         settings.referenceDate = CivilDate(daysSinceEpochFromClock: clinux_realtime_ns())
         settings.externalFixProviders.insert("gpsd")
+        headingOptions.apply(to: &settings, today: CivilDate(daysSinceEpochFromClock: clinux_realtime_ns()))
         let pipeline = Pipeline(settings: settings, encoder: makeEncoder(options.output), sinks: sinks)
         let counter = SessionCounter()
         let echo = !quiet

@@ -55,6 +55,7 @@ struct Replay: ParsableCommand {
     var format: CaptureFormat?
 
     @OptionGroup var outputOptions: OutputOptions
+    @OptionGroup var headingOptions: HeadingOptions
 
     @Flag(name: .long, help: "Replay at recorded pace (same as --speed 1).")
     var realtime = false
@@ -109,6 +110,7 @@ struct Replay: ParsableCommand {
             settings.emitSky = !outputOptions.noSky
             settings.passthrough = outputOptions.passthrough
             settings.flushEveryEvent = pace != nil
+            headingOptions.apply(to: &settings, today: today)
             let encoder = makeEncoder(outputOptions.output)
             var pipeline: Pipeline?
             var pacer = Pacer(speed: pace)

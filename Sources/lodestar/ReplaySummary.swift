@@ -11,6 +11,7 @@ struct ReplaySummary {
     var nmea = NMEAStatistics()
     var fixes = 0
     var sky = 0
+    var headings = 0
 
     init() {}
 
@@ -24,6 +25,7 @@ struct ReplaySummary {
             nmea = pipeline.nmeaStatistics
             fixes = pipeline.fixesEmitted
             sky = pipeline.skyEmitted
+            headings = pipeline.headingsEmitted
         }
     }
 
@@ -35,6 +37,7 @@ struct ReplaySummary {
         nmea = nmea + o.nmea
         fixes += o.fixes
         sky += o.sky
+        headings += o.headings
     }
 
     func line(prefix: String) -> String {
@@ -51,6 +54,7 @@ struct ReplaySummary {
             if nmea.encapsulatedSkipped > 0 { out += ", \(nmea.encapsulatedSkipped) '!' lines skipped" }
         }
         out += "; output: \(fixes) fixes, \(sky) sky"
+        if headings > 0 { out += ", \(headings) headings" }
         return out
     }
 

@@ -13,7 +13,7 @@ struct CLITests {
     /// Golden outputs: re-record with LODESTAR_RECORD_GOLDEN=1 and review the diff.
     @Test(arguments: [("json", "simulated-drive.jsonl"), ("gpsd", "simulated-drive.gpsd.jsonl"), ("nmea", "simulated-drive.nmea")])
     func replayOfTheShippedCaptureMatchesGolden(format: String, golden: String) throws {
-        let r = try Lodestar.run(["replay", "--output", format, Self.capture])
+        let r = try Lodestar.run(["replay", "--output", format, "--heading-filter", "5", Self.capture])
         #expect(r.status == 0, "\(r.stderr)")
         let url = Self.expectedDirectory.appendingPathComponent(golden)
         if ProcessInfo.processInfo.environment["LODESTAR_RECORD_GOLDEN"] == "1" {
@@ -107,7 +107,7 @@ struct CLITests {
         lines.insert("12x 0 N $GPGGA*00", at: 30)
         lines.insert("1000 0 N bad\\q escape", at: 40)
         let p = try dir.write("corrupt.lcap", lines.joined(separator: "\n"))
-        let r = try Lodestar.run(["replay", "--no-sky", p])
+        let r = try Lodestar.run(["replay", "--no-sky", "--no-heading", p])
         #expect(r.status == 0)
         #expect(r.stdout.split(separator: "\n").count == 300)
         #expect(r.stderr.contains("3 rejected (badEscape 1, badTimestamp 2)"), "\(r.stderr)")

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Capture
+import LocationCore
+import Magnetics
+import Pipeline
+
+/// Heading options shared by `replay` and `run`.
+struct HeadingOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("A calibration file written by `lodestar calibrate` (hard and soft iron).", valueName: "file"))
+    var calibration: String?
+
+    @Option(name: .long, help: ArgumentHelp("A fixed position LAT,LON[,HEIGHT_M] for the true-north correction (WMM2025) until a GNSS fix arrives.", valueName: "lat,lon"))
+    var location: String?
+
+    @Option(name: .long, help: ArgumentHelp("Deliver a heading only when it changed by at least this many degrees (Core Location's headingFilter).", valueName: "degrees"))
+    var headingFilter: Double = HeadingEstimator.Settings.default.headingFilterDegrees
+
+    @Option(name: .long, help: ArgumentHelp("Display orientation offset added to every heading (degrees, e.g. 90 for a screen in landscape).", valueName: "degrees"))
+    var displayOffset: Double = 0
+
+    @Option(name: .customLong("sensor-mounting"), help: ArgumentHelp("How the magnetometer/IMU axes map onto the board (x forward, y left, z up), e.g. -y,x,z. Headings are of the board's x axis.", valueName: "axes"))
+    var sensorMounting: String?
+
+    @Flag(name: .long, help: "Do not compute headings from motion samples.")
+    var noHeading = false
+
+    func validate() throws {
+        guard headingFilter >= 0, headingFilter < 360, headingFilter.isFinite else { throw ValidationError("--heading-filter must be in [0, 360)") }
+        guard displayOffset.isFinite else { throw ValidationError("--display-offset must be a number") }
+        if let location, Self.parseLocation(location) == nil {
+            throw ValidationError("--location must be LAT,LON[,HEIGHT_M] with -90…90 and -180…360, got '\(location)'")
+        }
+        if let m = sensorMounting {
+            do { _ = try SensorMounting(parsing: m) } catch { throw ValidationError("--sensor-mounting \(m): \(error)") }
+        }
+    }
+
+    static func parseLocation(_ text: String) -> Location? {
+        let parts = text.split(separator: ",").map { Double(String($0).trimmingCharacters(in: " ")) }
+        guard parts.count == 2 || parts.count == 3, let lat = parts[0], let lon = parts[1], (-90...90).contains(lat),
+              (-180...360).contains(lon) else { return nil }
+        var l = Location()
+        l.latitudeDegrees = lat
+        l.longitudeDegrees = lon
+        if parts.count == 3 { guard let h = parts[2] else { return nil }; l.altitudeEllipsoidMeters = h }
+        l.mode = parts.count == 3 ? .threeD : .twoD
+        return l
+    }
+
+    /// Applies the options to pipeline settings; a bad calibration file ends the run with one line (exit 65/66).
+    func apply(to settings: inout Pipeline.Settings, today: CivilDate) {
+        guard !noHeading else { settings.heading = nil; return }
+        var h = HeadingEstimator.Settings.default
+        h.headingFilterDegrees = headingFilter
+        h.displayOffsetDegrees = displayOffset
+        if let m = sensorMounting, let mounting = try? SensorMounting(parsing: m) { h.mounting = mounting }
+        settings.heading = h
+        if let path = calibration {
+            do {
+                let reader = LineReader(source: try ByteSource(path: path))
+                var bytes: [UInt8] = []
+                while try reader.nextLine({ line, _ -> Bool in bytes += line; bytes.append(0x0A); return true }) != nil {}
+                settings.calibration = try CalibrationFile(bytes: bytes).calibration
+            } catch let e as CaptureError {
+                fail(e.description, code: Exit.code(for: e))
+            } catch {
+                fail("\(path): \(error)", code: Exit.dataError)
+            }
+        }
+        if let text = location, var l = Self.parseLocation(text) {
+            l.time = Timestamp(year: today.year, month: today.month, day: today.day)
+            settings.configuredLocation = l
+        }
+    }
+}
