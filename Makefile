@@ -43,6 +43,7 @@ bench: deps
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; fi
 	$(SWIFT) build -c release --product lodestar --static-swift-stdlib
 	$(SWIFT) build -c release --product LodestarBench --static-swift-stdlib
+	$(SWIFT) build -c release --product LodestarEval
 	scripts/bench.sh
 
 # Heading accuracy on the real recordings in ../shared/data/mag (BROAD trials, x-io Fusion), and its per-sample cost.

@@ -38,6 +38,7 @@ final class NullSink: OutputSink {
 }
 
 let args = CommandLine.arguments
+if args.count >= 2 && args[1] == "calibration" { CalibrationBenchmark.run(); exit(0) }
 if args.count >= 3 && args[1] == "latency" {
     exit(LatencyBenchmark.run(lodestar: args[2], count: args.count > 3 ? Int(args[3]) ?? 10_000 : 10_000))
 }
