@@ -50,7 +50,7 @@ let package = Package(
         .testTarget(name: "LocationCoreTests", dependencies: ["LocationCore"], swiftSettings: strict),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Capture", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Capture", "Magnetics", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DevicesTests", dependencies: ["Devices", "Pipeline", "NMEA", "CGPS", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MagneticsTests", dependencies: ["Magnetics", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"], exclude: ["Expected"], swiftSettings: strict),

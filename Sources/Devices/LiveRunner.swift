@@ -39,6 +39,9 @@ public final class LiveRunner: SourceSink, @unchecked Sendable {
 
     public var dropped: Int { droppedEvents.load(ordering: .relaxed) }
 
+    /// Sees every raw event on the consumer thread before the pipeline (e.g. `lodestar calibrate --imu`).
+    public var eventObserver: ((SensorEvent) -> Void)?
+
     // MARK: SourceSink (called on source threads)
 
     public func deliver(_ event: SensorEvent) { enqueue(.event(event)) }
@@ -95,6 +98,7 @@ public final class LiveRunner: SourceSink, @unchecked Sendable {
             switch item {
             case .event(let e):
                 if let recorder { try Self.record(e, to: recorder) }
+                eventObserver?(e)
                 pipeline?.process(e)
             case .status(let s):
                 if let recorder, let id = sources.firstIndex(where: { $0.name == s.source }) {

@@ -93,6 +93,19 @@ public struct LodestarJSONEncoder: OutputEncoder {
             w.number(&out, "sampleTimeSeconds", c.sampleTimeSeconds, decimals: 6)
             w.integer(&out, "monotonicNanos", Int(c.monotonicNanos))
             w.end(&out)
+        case .calibrationRefined(let r):
+            w.begin(&out, class: "calibration")
+            w.bool(&out, "refined", true)
+            w.string(&out, "method", "\(r.method)")
+            Self.vector(&w, &out, "hardIronMicrotesla", r.calibration.hardIronMicrotesla)
+            w.number(&out, "residualStdMicrotesla", r.metrics.residualStdMicrotesla, decimals: 3)
+            w.number(&out, "coveragePercent", r.metrics.coveragePercent, decimals: 1)
+            w.end(&out)
+        case .availability(let location, let heading):
+            w.begin(&out, class: "availability")
+            w.bool(&out, "locationServicesEnabled", location)
+            w.bool(&out, "headingAvailable", heading)
+            w.end(&out)
         case .sentence(let bytes):
             w.begin(&out, class: "nmea")
             var text = bytes[...]

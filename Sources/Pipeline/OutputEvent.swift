@@ -26,6 +26,10 @@ public enum OutputEvent: Sendable {
     case heading(HeadingReport, accelerationMetersPerSecondSquared: Vector3?)
     /// Core Location's shouldDisplayHeadingCalibration changed.
     case calibrationNeeded(CalibrationNeededEvent)
+    /// Background refinement adopted a better magnetometer calibration (now in use).
+    case calibrationRefined(CalibrationResult)
+    /// Core Location–style availability of the whole session changed (live sources).
+    case availability(locationServicesEnabled: Bool, headingAvailable: Bool)
 }
 
 /// The output formats.

@@ -29,6 +29,13 @@ public final class Pipeline {
         public var calibration: MagnetometerCalibration = .identity
         /// A fixed position for the true-north correction until (and unless) a fix arrives.
         public var configuredLocation: Location?
+        /// Keep refining the magnetometer calibration from normal operation (`BackgroundRefiner`: adopts a new
+        /// calibration only with good coverage, a lower residual, a plausible field strength and a plausible change).
+        public var backgroundCalibration = true
+        /// Names of live sources that feed the heading (their `unavailable` makes the heading invalid) and of
+        /// GNSS sources (for `locationServicesEnabled`).
+        public var headingSourceNames: Set<String> = []
+        public var locationSourceNames: Set<String> = []
         public init() {}
         public static let `default` = Settings()
     }
@@ -54,7 +61,12 @@ public final class Pipeline {
     public var observer: ((OutputEvent) -> Void)?
 
     private var heading: HeadingEstimator?
+    private var refiner: BackgroundRefiner?
     private var lastAcceleration: Vector3?
+    private var lastHeading: HeadingReport?
+    private var sourceAvailable: [String: Bool] = [:]
+    private var lastAvailability: (Bool, Bool)?
+    public private(set) var calibrationsAdopted = 0
     public private(set) var fixesEmitted = 0
     public private(set) var headingsEmitted = 0
     public private(set) var skyEmitted = 0
@@ -70,6 +82,10 @@ public final class Pipeline {
             var estimator = HeadingEstimator(settings: h, calibration: settings.calibration)
             if let l = settings.configuredLocation { estimator.update(location: l) }
             heading = estimator
+            if settings.backgroundCalibration {
+                refiner = BackgroundRefiner(current: settings.calibration,
+                                            referenceFieldMicrotesla: estimator.fieldElements.map { $0.totalNanotesla / 1000 })
+            }
         }
     }
 
@@ -130,10 +146,24 @@ public final class Pipeline {
         default: break
         }
         guard heading != nil else { return }
-        let update = heading?.process(sample, monotonicNanos: event.monotonicNanos ?? 0,
-                                      sampleTimeSeconds: event.sampleTimeSeconds) ?? .none
+        let t = event.monotonicNanos ?? 0
+        if refiner != nil {
+            var raw: Vector3?
+            switch sample {
+            case .magnetometer(let field, _): raw = field
+            case .magnetometerRaw(let r): raw = r.vector
+            default: break
+            }
+            if let raw, case .adopted(let result)? = refiner?.add(raw, monotonicNanos: t) {
+                heading?.setCalibration(result.calibration)
+                calibrationsAdopted += 1
+                emit(.calibrationRefined(result))
+            }
+        }
+        let update = heading?.process(sample, monotonicNanos: t, sampleTimeSeconds: event.sampleTimeSeconds) ?? .none
         if let c = update.calibration { emit(.calibrationNeeded(c)) }
         if let r = update.report {
+            lastHeading = r
             headingsEmitted += 1
             emit(.heading(r, accelerationMetersPerSecondSquared: lastAcceleration))
         }
@@ -147,18 +177,55 @@ public final class Pipeline {
     }
 
     public func emit(_ event: OutputEvent) {
+        if case .status(let s) = event { noteStatus(s) }
         switch event {
         case .fix(let l):
             fixesEmitted += 1
             if let t = l.time { lastFixTime = t }
-            if l.latitudeDegrees != nil, l.mode == .twoD || l.mode == .threeD { heading?.update(location: l) }
+            if l.latitudeDegrees != nil, l.mode == .twoD || l.mode == .threeD {
+                heading?.update(location: l)
+                if let f = heading?.fieldElements { refiner?.referenceFieldMicrotesla = f.totalNanotesla / 1000 }
+            }
         case .sky: skyEmitted += 1
         default: break
         }
         observer?(event)
         encoder.encode(event, into: &buffer)
+        if !emitAfterStatus.isEmpty {
+            let followUps = emitAfterStatus
+            emitAfterStatus.removeAll()
+            for e in followUps { emit(e) }
+        }
         if buffer.count >= flushThreshold { flush() }
     }
+
+    /// A live source's availability changed: an unavailable heading source makes the heading invalid (one
+    /// heading event with accuracy −1, Core Location's "invalid" heading), and the session's availability is
+    /// re-announced when it changes.
+    private func noteStatus(_ s: StatusReport) {
+        let up: Bool
+        switch s.state {
+        case .available, .recovered: up = true
+        case .unavailable, .denied, .finished: up = false
+        case .starting: return
+        }
+        sourceAvailable[s.source] = up
+        if !up, settings.headingSourceNames.contains(s.source), var h = lastHeading, h.headingAccuracyDegrees >= 0 {
+            h.headingAccuracyDegrees = -1
+            lastHeading = h
+            headingsEmitted += 1
+            emitAfterStatus.append(.heading(h, accelerationMetersPerSecondSquared: nil))
+        }
+        guard !settings.headingSourceNames.isEmpty || !settings.locationSourceNames.isEmpty else { return }
+        let location = settings.locationSourceNames.contains { sourceAvailable[$0] == true }
+        let headingUp = settings.headingSourceNames.contains { sourceAvailable[$0] == true }
+        if lastAvailability.map({ $0 != (location, headingUp) }) ?? true {
+            lastAvailability = (location, headingUp)
+            emitAfterStatus.append(.availability(locationServicesEnabled: location, headingAvailable: headingUp))
+        }
+    }
+
+    private var emitAfterStatus: [OutputEvent] = []
 
     public func flush() {
         guard !buffer.isEmpty else { return }

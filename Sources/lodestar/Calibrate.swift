@@ -1,5 +1,6 @@
 import ArgumentParser
 import Capture
+import Devices
 import CLinux
 import LocationCore
 import Magnetics
@@ -29,7 +30,13 @@ struct Calibrate: ParsableCommand {
         """)
 
     @Option(name: .long, help: ArgumentHelp("The capture to read magnetometer samples from.", valueName: "file"))
-    var from: String
+    var from: String?
+
+    @Option(name: .long, help: ArgumentHelp("Collect live from this sensor instead (i2c:BUS:ADDRESS[:CHIP] or iio:DEVICE, as for run) until coverage is sufficient or SIGINT.", valueName: "spec"))
+    var imu: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --imu: give up after this many seconds.", valueName: "seconds"))
+    var timeout: Double = 300
 
     @Option(name: .long, help: "Input format instead of detecting it: lodestar, nmea, gnsslogger, imu-csv.")
     var format: CaptureFormat?
@@ -44,6 +51,8 @@ struct Calibrate: ParsableCommand {
     var sourceID: Int?
 
     func validate() throws {
+        if (from == nil) == (imu == nil) { throw ValidationError("give exactly one of --from CAPTURE or --imu SPEC") }
+        if !(timeout > 0 && timeout.isFinite) { throw ValidationError("--timeout must be a positive number of seconds") }
         if let location, Self.parseLocation(location) == nil {
             throw ValidationError("--location must be LAT,LON in decimal degrees (latitude −90…90, longitude −180…360), got '\(location)'")
         }
@@ -53,17 +62,41 @@ struct Calibrate: ParsableCommand {
     func run() throws {
         clinux_install_stop_handlers()
         clinux_ignore_sigpipe()
-        let reader: any CaptureReader
-        do { reader = try CaptureDetector.open(path: from, format: format) } catch {
-            fail(error.description, code: Exit.code(for: error))
-        }
         var session = CalibrationSession(sourceID: sourceID,
                                          display: ProgressDisplay(terminal: isatty(2) != 0))
-        do {
-            try session.collect(from: reader.next)
-        } catch {
-            session.display.finish(nil)
-            fail(error.description, code: Exit.code(for: error))
+        let from = self.from ?? imu ?? "-"
+        var recordsRead = 0
+        var header = CaptureHeader()
+        var captureReader: (any CaptureReader)?
+        if let imu = self.imu {
+            // Live: the sensor on its own thread (LiveRunner), samples into the same session until enough.
+            let source = try SourceFactory.imuSource(imu, name: "imu0")
+            let box = SessionBox(session)
+            box.session.stopWhenSufficient = true
+            let runner = LiveRunner(sources: [source], pipeline: nil, recorder: nil)
+            runner.eventObserver = { event in
+                if box.session.consume(event) { box.done = true }
+                recordsRead += 1
+            }
+            let deadline = clinux_monotonic_ns() + Int64(timeout * 1e9)
+            do { try runner.run(shouldStop: { box.done || clinux_monotonic_ns() > deadline }) } catch {
+                fail(error.description, code: Exit.ioError)
+            }
+            session = box.session
+        } else {
+            let reader: any CaptureReader
+            do { reader = try CaptureDetector.open(path: from, format: format) } catch {
+                fail(error.description, code: Exit.code(for: error))
+            }
+            do {
+                try session.collect(from: reader.next)
+            } catch {
+                session.display.finish(nil)
+                fail(error.description, code: Exit.code(for: error))
+            }
+            recordsRead = reader.statistics.recordsRead
+            header = reader.header
+            captureReader = reader
         }
         session.display.finish(session.selectedStream.flatMap { session.collectors[$0] })
         let sig = clinux_stop_requested()
@@ -73,18 +106,18 @@ struct Calibrate: ParsableCommand {
         }
         guard let stream = session.selectedStream, var collector = session.collectors[stream] else {
             let what = sourceID.map { "source \($0) has no magnetometer samples" } ?? "no magnetometer samples"
-            fail("\(from): \(what) (records read: \(reader.statistics.recordsRead))", code: Exit.dataError)
+            fail("\(from): \(what) (records read: \(recordsRead))", code: Exit.dataError)
         }
 
         // The World Magnetic Model at the location and the recording's date (else today).
         var place: CalibrationFile.Location?
         var reference: MagneticFieldElements?
         if let (lat, lon, height) = location.flatMap(Self.parseLocation).map({ ($0.0, $0.1, 0.0) })
-            ?? Self.headerLocation(reader.header) {
+            ?? Self.headerLocation(header) {
             place = CalibrationFile.Location(latitudeDegrees: lat, longitudeDegrees: lon)
             let year: Double
             if let utc = session.firstUTC { year = WorldMagneticModel.decimalYear(of: utc) }
-            else if let date = reader.header.referenceDate { year = date.decimalYear }
+            else if let date = header.referenceDate { year = date.decimalYear }
             else { year = WorldMagneticModel.decimalYear(of: Timestamp(nanosecondsSince1970: clinux_realtime_ns())) }
             reference = WorldMagneticModel.wmm2025.field(latitudeDegrees: lat, longitudeDegrees: lon,
                                                           heightAboveEllipsoidKilometers: height / 1000, decimalYear: year)
@@ -96,7 +129,7 @@ struct Calibrate: ParsableCommand {
             fail("\(from): \(error)", code: Exit.dataError)
         }
 
-        let chip = (reader as? LodestarCaptureReader)?.sources[stream.sourceID]?.attributes["chip"]
+        let chip = (captureReader as? LodestarCaptureReader)?.sources[stream.sourceID]?.attributes["chip"]
         let file = CalibrationFile(result: result, chip: chip,
                                    created: Timestamp(nanosecondsSince1970: clinux_realtime_ns() / 1_000_000_000 * 1_000_000_000),
                                    location: place, source: from)
@@ -382,4 +415,11 @@ struct ProgressDisplay {
             }
         }
     }
+}
+
+/// Lets the live consumer closure mutate the session (it runs on the calling thread, inside `LiveRunner.run`).
+final class SessionBox {
+    var session: CalibrationSession
+    var done = false
+    init(_ s: CalibrationSession) { session = s }
 }

@@ -24,6 +24,9 @@ struct HeadingOptions: ParsableArguments {
     @Flag(name: .long, help: "Do not compute headings from motion samples.")
     var noHeading = false
 
+    @Flag(name: .long, help: "Do not refine the magnetometer calibration in the background (by default a better fit is adopted when coverage, residual and field strength justify it; see docs/calibration.md).")
+    var noBackgroundCalibration = false
+
     func validate() throws {
         guard headingFilter >= 0, headingFilter < 360, headingFilter.isFinite else { throw ValidationError("--heading-filter must be in [0, 360)") }
         guard displayOffset.isFinite else { throw ValidationError("--display-offset must be a number") }
@@ -55,6 +58,7 @@ struct HeadingOptions: ParsableArguments {
         h.displayOffsetDegrees = displayOffset
         if let m = sensorMounting, let mounting = try? SensorMounting(parsing: m) { h.mounting = mounting }
         settings.heading = h
+        settings.backgroundCalibration = !noBackgroundCalibration
         if let path = calibration {
             do {
                 let reader = LineReader(source: try ByteSource(path: path))

@@ -138,6 +138,8 @@ struct Run: ParsableCommand {
         settings.referenceDate = CivilDate(daysSinceEpochFromClock: clinux_realtime_ns())
         settings.externalFixProviders.insert("gpsd")
         headingOptions.apply(to: &settings, today: CivilDate(daysSinceEpochFromClock: clinux_realtime_ns()))
+        settings.locationSourceNames = Set(sources.map(\.name).filter { $0.hasPrefix("gps") })
+        settings.headingSourceNames = Set(sources.map(\.name).filter { $0.hasPrefix("imu") })
         let pipeline = Pipeline(settings: settings, encoder: makeEncoder(options.output), sinks: sinks)
         let counter = SessionCounter()
         let echo = !quiet
