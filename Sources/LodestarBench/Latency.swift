@@ -13,7 +13,7 @@ enum LatencyBenchmark {
         let master = clinux_pty_open(&name, name.count)
         guard master >= 0 else { print("latency: cannot open a pty (\(-master))"); return 1 }
         defer { _ = clinux_close(master) }
-        let slave = String(cString: name)
+        let slave = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let fifo = "/tmp/lodestar-latency-\(getpid()).fifo"
         unlink(fifo)
         guard mkfifo(fifo, 0o600) == 0 else { print("latency: mkfifo failed"); return 1 }
