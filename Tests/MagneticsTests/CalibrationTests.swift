@@ -74,6 +74,22 @@ struct CalibrationTests {
         #expect((r.calibration.hardIronMicrotesla - Self.hardIron).norm < 2.0)
     }
 
+    @Test func levelTurningWithAWMMReferenceRecoversTheNormalOffset() throws {
+        var rng = SeededGenerator(seed: 12)
+        // Mountain View, mid-2025: WMM X 22.49, Y 5.12, Z 41.31 µT.
+        let reference = WorldMagneticModel.wmm2025.field(latitudeDegrees: 37.3861, longitudeDegrees: -122.0839,
+                                                         heightAboveEllipsoidKilometers: 0, decimalYear: 2025.41)
+        let earth = Vector3(x: reference.northNanotesla / 1000, y: reference.eastNanotesla / 1000,
+                            z: reference.downNanotesla / 1000)
+        let samples = Synthetic.horizontalCircle(count: 600, earthNED: earth, hardIron: Self.hardIron, noise: 0.3, rng: &rng)
+        let r = try CalibrationFitter().fit(samples, reference: reference)
+        #expect(r.method == .circle)
+        #expect(r.unobservableAxis == nil)
+        let h = r.calibration.hardIronMicrotesla
+        #expect((h - Self.hardIron).norm < 1, "recovered \(h), true \(Self.hardIron)")
+        #expect(r.notes.contains { $0.contains("taken from the WMM field strength") })
+    }
+
     @Test func levelTurningGivesCircleWithUnobservableZ() throws {
         var rng = SeededGenerator(seed: 11)
         let earth = Vector3(x: 22.6, y: 5, z: 41.8)  // north, east, down

@@ -132,14 +132,32 @@ public struct CalibrationFitter: Sendable {
             throw .insufficientMotion("the directions lie in one plane and cover only \(CalibrationMath.decimal(arc, digits: 0)) % "
                                       + "of a full turn")
         }
-        // The component along the normal is unknown: leave it at 0 rather than guess.
         let inPlane = c.center - c.normal * c.center.dot(c.normal)
+        // Along the normal the samples only give the plane's offset (hard iron + the field's normal component).
+        // With the World Magnetic Model's F, the normal component's size is √(F² − r²); of its two signs the one
+        // giving the smaller hard iron is taken (a hard iron larger than the Earth's field is implausible).
+        // Without a reference the component stays unknown and is left 0.
+        if let f = reference.map({ $0.totalNanotesla / 1000 }), f > c.radius {
+            let normalField = (f * f - c.radius * c.radius).squareRoot()
+            let planeOffset = c.center.dot(c.normal)
+            let candidates = [planeOffset - normalField, planeOffset + normalField]
+            let offset = abs(candidates[0]) <= abs(candidates[1]) ? candidates[0] : candidates[1]
+            let calibration = MagnetometerCalibration(hardIronMicrotesla: inPlane + c.normal * offset, fieldMicrotesla: f)
+            var r = makeResult(points, mask: cMask, method: .circle, calibration: calibration, field: c.radius,
+                               thickness: thickness, reference: reference, directionCenter: c.center)
+            r.notes.append("directions span one plane (normal \(Self.text(c.normal))): hard iron along the normal "
+                           + "(\(CalibrationMath.decimal(offset, digits: 2)) µT) taken from the WMM field strength "
+                           + "\(CalibrationMath.decimal(f, digits: 2)) µT, sign chosen for the smaller offset; "
+                           + "arc coverage \(CalibrationMath.decimal(arc, digits: 0)) %")
+            return r
+        }
         let calibration = MagnetometerCalibration(hardIronMicrotesla: inPlane, fieldMicrotesla: nil)
         var r = makeResult(points, mask: cMask, method: .circle, calibration: calibration, field: c.radius,
                            thickness: thickness, reference: reference, directionCenter: c.center)
         r.unobservableAxis = c.normal
         r.notes.append("directions span one plane (normal \(Self.text(c.normal))): hard iron along the normal is "
-                       + "unobservable, left 0; arc coverage \(CalibrationMath.decimal(arc, digits: 0)) %")
+                       + "unobservable, left 0 (give a location for the World Magnetic Model to recover it); arc "
+                       + "coverage \(CalibrationMath.decimal(arc, digits: 0)) %")
         return r
     }
 
