@@ -37,11 +37,16 @@ func fuzzOne(_ data: UnsafeBufferPointer<UInt8>) {
     fclose(f)
     for format in CaptureFormat.allCases {
         guard let reader = try? CaptureDetector.open(path: path, format: format) else { continue }
+        // Every event through a full pipeline: NMEA, heading (estimator + background calibration), outputs.
+        var settings = Pipeline.Settings()
+        settings.referenceDate = CivilDate(year: 2024, month: 6, day: 1)
+        let p = Pipeline(settings: settings, encoder: makeEncoder(.json), sinks: [DiscardSink()])
         var events = 0
         while events < 100_000, let event = try? reader.next() {
             events += 1
-            if case .nmea(let bytes) = event.payload { _ = bytes.count }
+            p.process(event)
         }
+        p.finish()
     }
     _ = try? CaptureDetector.detect(path: path)
 }
