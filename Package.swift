@@ -43,6 +43,10 @@ let package = Package(
         .executableTarget(name: "LodestarBench", dependencies: ["NMEA", "Capture", "Pipeline", "Devices", "Magnetics", "CLinux"],
                          swiftSettings: strict),
 
+        // Position smoothing (issue 5, in progress: a library and its evaluation, not yet wired into the pipeline).
+        .target(name: "Estimation", dependencies: ["LocationCore"], swiftSettings: strict),
+        .executableTarget(name: "SmoothingEval", dependencies: ["Estimation", "Capture", "Pipeline", "NMEA", "LocationCore"],
+                          swiftSettings: strict),
         // Heading evaluation on the real recordings in ../shared/data/mag (`make eval`).
         .executableTarget(name: "LodestarEval", dependencies: ["Magnetics", "Capture", "LocationCore"], swiftSettings: strict),
 
@@ -52,6 +56,7 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Capture", "Magnetics", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DevicesTests", dependencies: ["Devices", "Pipeline", "NMEA", "CGPS", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "EstimationTests", dependencies: ["Estimation", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MagneticsTests", dependencies: ["Magnetics", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"], exclude: ["Expected"], swiftSettings: strict),
     ],

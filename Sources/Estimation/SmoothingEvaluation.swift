@@ -1,0 +1,118 @@
+import LocationCore
+
+/// Raw-vs-smoothed accuracy of fixes against a truth track, matched by time stamp. Pure.
+public enum SmoothingEvaluation {
+    public struct ErrorStats: Sendable, Hashable {
+        public var count = 0
+        public var p50 = Double.nan, p68 = Double.nan, p95 = Double.nan, max = Double.nan
+        /// Fraction of epochs whose error is within the reported horizontalAccuracyMeters (honest ≈ 0.68).
+        public var withinReportedAccuracy = Double.nan
+        /// Path length of the fixes while the truth is stopped, scaled to 180 s.
+        public var parkedPathPer180s = Double.nan
+        /// Largest path length over any 180 s window (or shorter stop) while the truth is stopped.
+        public var worstParkedPath180s = Double.nan
+        /// Largest distance from a stop's mean position while the truth is stopped.
+        public var parkedMaxExcursion = Double.nan
+    }
+
+    public struct Report: Sendable {
+        public var raw: ErrorStats
+        public var smoothed: ErrorStats
+        public var matchedEpochs: Int
+        public var stoppedSeconds: Double
+    }
+
+    /// Truth is stopped where it moves < `stopSpeed` m/s (from its own positions) for at least `minimumStopSeconds`.
+    public static func evaluate(raw: [Location], smoothed: [Location], truth: [Location],
+                                stopSpeed: Double = 0.2, minimumStopSeconds: Double = 10) -> Report {
+        var truthByTime: [Int64: Location] = [:]
+        for t in truth { if let ts = t.time, t.latitudeDegrees != nil { truthByTime[key(ts)] = t } }
+        // Truth stopped flags.
+        let sortedTruth = truth.filter { $0.time != nil && $0.latitudeDegrees != nil }.sorted { $0.time! < $1.time! }
+        var stoppedKeys = Set<Int64>()
+        var runStart = 0
+        func speed(_ a: Location, _ b: Location) -> Double {
+            let dt = (b.time!.secondsSince1970 - a.time!.secondsSince1970)
+            return dt > 0 ? LocalTangentFrame.distanceMeters(a.latitudeDegrees!, a.longitudeDegrees!, b.latitudeDegrees!, b.longitudeDegrees!) / dt : 0
+        }
+        var i = 1
+        while i <= sortedTruth.count {
+            let moving = i == sortedTruth.count || speed(sortedTruth[i - 1], sortedTruth[i]) >= stopSpeed
+                || sortedTruth[i].time!.secondsSince1970 - sortedTruth[i - 1].time!.secondsSince1970 > 2
+            if moving {
+                let run = sortedTruth[runStart..<i]
+                if let f = run.first?.time, let l = run.last?.time, l.secondsSince1970 - f.secondsSince1970 >= minimumStopSeconds {
+                    for r in run { stoppedKeys.insert(key(r.time!)) }
+                }
+                runStart = i
+            }
+            i += 1
+        }
+        let r = stats(raw, truthByTime, stoppedKeys)
+        let s = stats(smoothed, truthByTime, stoppedKeys)
+        return Report(raw: r.0, smoothed: s.0, matchedEpochs: r.1, stoppedSeconds: r.2)
+    }
+
+    static func key(_ t: Timestamp) -> Int64 { (t.nanosecondsSince1970 + 5_000_000) / 10_000_000 }
+
+    static func percentile(_ sorted: [Double], _ p: Double) -> Double {
+        guard !sorted.isEmpty else { return .nan }
+        let idx = min(sorted.count - 1, max(0, Int((p * Double(sorted.count - 1)).rounded())))
+        return sorted[idx]
+    }
+
+    static func stats(_ fixes: [Location], _ truth: [Int64: Location], _ stopped: Set<Int64>) -> (ErrorStats, Int, Double) {
+        var errors: [Double] = []
+        var within = 0, withAccuracy = 0
+        // Stopped segments of this fix stream: consecutive matched epochs inside stopped truth.
+        var segments: [[(t: Double, lat: Double, lon: Double)]] = []
+        var current: [(t: Double, lat: Double, lon: Double)] = []
+        for f in fixes {
+            guard let t = f.time, let lat = f.latitudeDegrees, let lon = f.longitudeDegrees,
+                  let tr = truth[key(t)], let tlat = tr.latitudeDegrees, let tlon = tr.longitudeDegrees else { continue }
+            let e = LocalTangentFrame.distanceMeters(tlat, tlon, lat, lon)
+            errors.append(e)
+            if let h = f.horizontalAccuracyMeters { withAccuracy += 1; if e <= h { within += 1 } }
+            if stopped.contains(key(t)) {
+                if let last = current.last, t.secondsSince1970 - last.t > 2.5 { segments.append(current); current = [] }
+                current.append((t.secondsSince1970, lat, lon))
+            } else if !current.isEmpty { segments.append(current); current = [] }
+        }
+        if !current.isEmpty { segments.append(current) }
+        var st = ErrorStats()
+        let sorted = errors.sorted()
+        st.count = sorted.count
+        st.p50 = percentile(sorted, 0.5); st.p68 = percentile(sorted, 0.68); st.p95 = percentile(sorted, 0.95)
+        st.max = sorted.last ?? .nan
+        st.withinReportedAccuracy = withAccuracy > 0 ? Double(within) / Double(withAccuracy) : .nan
+        var path = 0.0, seconds = 0.0, worst = 0.0, excursion = 0.0
+        for seg in segments where seg.count >= 2 {
+            seconds += seg.last!.t - seg.first!.t
+            var steps: [(t: Double, d: Double)] = []
+            for k in 1..<seg.count {
+                let d = LocalTangentFrame.distanceMeters(seg[k - 1].lat, seg[k - 1].lon, seg[k].lat, seg[k].lon)
+                path += d; steps.append((seg[k].t, d))
+            }
+            // Worst 180 s window.
+            var lo = 0, acc = 0.0
+            for hi in 0..<steps.count {
+                acc += steps[hi].d
+                while steps[hi].t - steps[lo].t > 180 { acc -= steps[lo].d; lo += 1 }
+                worst = max(worst, acc)
+            }
+            let mlat = seg.reduce(0) { $0 + $1.lat } / Double(seg.count)
+            let mlon = seg.reduce(0) { $0 + $1.lon } / Double(seg.count)
+            for p in seg { excursion = max(excursion, LocalTangentFrame.distanceMeters(mlat, mlon, p.lat, p.lon)) }
+        }
+        st.parkedPathPer180s = seconds > 0 ? path / seconds * 180 : .nan
+        st.worstParkedPath180s = seconds > 0 ? worst : .nan
+        st.parkedMaxExcursion = seconds > 0 ? excursion : .nan
+        return (st, sorted.count, seconds)
+    }
+
+    /// Runs a smoother over the raw fixes in time order and returns its outputs.
+    public static func smooth(_ raw: [Location], settings: PositionSmoother.Settings = .default) -> [Location] {
+        var s = PositionSmoother(settings: settings)
+        return raw.map { s.process(fix: $0) }
+    }
+}
