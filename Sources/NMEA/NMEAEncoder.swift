@@ -168,7 +168,8 @@ extension String {
     }
 }
 
-/// Fixed-point decimal formatting without Foundation (exact for |v| × 10^decimals < 9.2e18).
+/// Fixed-point decimal formatting for `[UInt8]`/`String` callers; the digits come from `ByteBuffer.appendFixed`
+/// (the output hot path's formatter), so both round the same way.
 public enum FixedFormat {
     public static func string(_ v: Double, decimals: Int) -> String {
         var out: [UInt8] = []
@@ -176,47 +177,9 @@ public enum FixedFormat {
         return String(decoding: out, as: UTF8.self)
     }
 
-    @inline(__always)
     public static func append(_ v: Double, decimals: Int, to out: inout [UInt8]) {
-        guard v.isFinite else { out.append(contentsOf: "null".utf8); return }
-        var scale = 1.0
-        for _ in 0..<decimals { scale *= 10 }
-        let scaled = (abs(v) * scale).rounded()
-        guard scaled < 9.2e18 else { out.append(contentsOf: String(v).utf8); return }
-        var n = UInt64(scaled)
-        if v < 0 && n != 0 { out.append(0x2D) }
-        var pow: UInt64 = 1
-        for _ in 0..<decimals { pow *= 10 }
-        let whole = n / pow
-        n -= whole * pow
-        appendUInt(whole, to: &out)
-        if decimals > 0 {
-            out.append(0x2E)
-            var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-            let d = min(decimals, 18)
-            withUnsafeMutableBytes(of: &digits) { p in
-                var k = d
-                while k > 0 { k -= 1; p[k] = UInt8(truncatingIfNeeded: 0x30 + n % 10); n /= 10 }
-                out.append(contentsOf: p[0..<d])
-            }
-        }
-    }
-
-    @inline(__always)
-    public static func appendUInt(_ value: UInt64, to out: inout [UInt8]) {
-        if value < 10 { out.append(UInt8(truncatingIfNeeded: 0x30 + value)); return }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        var v = value
-        withUnsafeMutableBytes(of: &digits) { p in
-            var k = 24
-            while v > 0 { k -= 1; p[k] = UInt8(truncatingIfNeeded: 0x30 + v % 10); v /= 10 }
-            out.append(contentsOf: p[k..<24])
-        }
-    }
-
-    @inline(__always)
-    public static func appendInt(_ value: Int, to out: inout [UInt8]) {
-        if value < 0 { out.append(0x2D); appendUInt(UInt64(-(value + 1)) + 1, to: &out) } else { appendUInt(UInt64(value), to: &out) }
+        var buffer = ByteBuffer(capacity: 64)
+        buffer.appendFixed(v, decimals: decimals)
+        buffer.withBytes { out.append(contentsOf: $0) }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Capture
 import Devices
+import Magnetics
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,32 +46,14 @@ struct LiveOptions: ParsableArguments {
         gps += self.gps
         imu += self.imu
         if let m = self.mounting { mounting = m }
-        if let m = mounting, Mounting(m) == nil {
-            throw ValidationError("--mounting '\(m)' must be three of x,y,z with optional '-', each axis once (e.g. -y,x,z)")
+        if let m = mounting {
+            do { _ = try SensorMounting(parsing: m) } catch {
+                throw ValidationError("--mounting '\(m)': \(error) (three of x,y,z with optional '-', each axis once, e.g. -y,x,z)")
+            }
         }
         if gps.isEmpty && imu.isEmpty { throw ValidationError("give at least one source: --gps SPEC or --imu SPEC (or --config FILE)") }
         return (gps, imu, mounting, settings)
     }
-}
-
-/// An axis remap from the sensor frame to the board frame (x forward, y left, z up).
-struct Mounting: Equatable {
-    /// For each board axis, the sensor axis index (0...2) and its sign.
-    let axes: [(index: Int, sign: Double)]
-    init?(_ text: String) {
-        let parts = text.lowercased().split(separator: ",").map { String($0).trimmingCharacters(in: " ") }
-        guard parts.count == 3 else { return nil }
-        var out: [(Int, Double)] = []
-        for p in parts {
-            let negative = p.hasPrefix("-")
-            let name = negative ? String(p.dropFirst()) : (p.hasPrefix("+") ? String(p.dropFirst()) : p)
-            guard let i = ["x", "y", "z"].firstIndex(of: name) else { return nil }
-            out.append((i, negative ? -1 : 1))
-        }
-        guard Set(out.map(\.0)).count == 3 else { return nil }
-        axes = out
-    }
-    static func == (a: Mounting, b: Mounting) -> Bool { a.axes.map(\.index) == b.axes.map(\.index) && a.axes.map(\.sign) == b.axes.map(\.sign) }
 }
 
 extension String {

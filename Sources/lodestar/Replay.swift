@@ -82,16 +82,7 @@ struct Replay: ParsableCommand {
     func run() throws {
         clinux_install_stop_handlers()
         clinux_ignore_sigpipe()
-        var sinks: [any OutputSink] = []
-        let stdoutSink = FileDescriptorSink(fd: 1)
-        if !outputOptions.fifoOnly { sinks.append(stdoutSink) }
-        var fifo: FIFOSink?
-        if let path = outputOptions.fifo {
-            do { fifo = try FIFOSink(path: path) } catch {
-                fail(error.description, code: error.isPermissionDenied ? Exit.permission : Exit.cannotCreate)
-            }
-            if let fifo { sinks.append(fifo) }
-        }
+        let (sinks, fifo) = makeSinks(outputOptions)
         // Open every file first so a bad argument fails before any output.
         var readers: [(String, any CaptureReader)] = []
         let pace = realtime ? 1.0 : speed
