@@ -8,7 +8,9 @@ let package = Package(
     platforms: [.macOS("26.0")],  // InlineArray (value generics); Linux has no availability floor
     products: [
         .executable(name: "lodestar", targets: ["lodestar"]),
-        .library(name: "Lodestar", targets: ["LocationCore", "NMEA", "Capture", "Pipeline", "Devices", "Magnetics"]),
+        .library(name: "Lodestar", targets: ["LodestarKit", "LocationServices", "Geocoding", "Estimation", "LocationCore", "NMEA",
+                                             "Capture", "Pipeline", "Devices", "Magnetics"]),
+        .executable(name: "WhereAmI", targets: ["WhereAmI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -43,8 +45,17 @@ let package = Package(
         .executableTarget(name: "LodestarBench", dependencies: ["NMEA", "Capture", "Pipeline", "Devices", "Magnetics", "CLinux"],
                          swiftSettings: strict),
 
-        // Position smoothing (issue 5, in progress: a library and its evaluation, not yet wired into the pipeline).
+        // Position smoothing (motion-aided Kalman filter) used by the pipeline.
         .target(name: "Estimation", dependencies: ["LocationCore"], swiftSettings: strict),
+        // Location services on fixes: update policies, significant change, regions, visits, deferred delivery (pure).
+        .target(name: "LocationServices", dependencies: ["LocationCore"], swiftSettings: strict),
+        // Offline geocoding: bundled GeoNames / Natural Earth / time-zone data embedded at compile time.
+        .target(name: "LodestarGeoData"),
+        .target(name: "Geocoding", dependencies: ["LocationCore", "LodestarGeoData"], swiftSettings: strict),
+        // The Core Location-style Swift API (LocationManager, Geocoder) over the pipeline and live sources.
+        .target(name: "LodestarKit", dependencies: ["LocationCore", "Capture", "Pipeline", "Devices", "Magnetics",
+                                                    "Estimation", "LocationServices", "Geocoding"], swiftSettings: strict),
+        .executableTarget(name: "WhereAmI", dependencies: ["LodestarKit"], swiftSettings: strict),
         .executableTarget(name: "SmoothingEval", dependencies: ["Estimation", "Capture", "Pipeline", "NMEA", "LocationCore"],
                           swiftSettings: strict),
         // Heading evaluation on the real recordings in ../shared/data/mag (`make eval`).
@@ -58,6 +69,9 @@ let package = Package(
         .testTarget(name: "DevicesTests", dependencies: ["Devices", "Pipeline", "NMEA", "CGPS", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "EstimationTests", dependencies: ["Estimation", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MagneticsTests", dependencies: ["Magnetics", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "LocationServicesTests", dependencies: ["LocationServices", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "LodestarKitTests", dependencies: ["LodestarKit", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"], exclude: ["Expected"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

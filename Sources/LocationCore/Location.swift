@@ -85,6 +85,10 @@ public struct Location: Sendable, Hashable {
     public var dgpsStation: Int?
     /// Receiver-reported true heading (HDT/THS), degrees.
     public var receiverHeadingDegrees: Double?
+    /// Whether the device is judged stationary (CLLocationUpdate.isStationary); nil when smoothing is off.
+    public var isStationary: Bool?
+    /// The position was smoothed by the motion-aided filter (false: as the receiver reported it).
+    public var isSmoothed = false
 
     public init() {}
 

@@ -1,0 +1,2 @@
+// Offline geocoding (issue 7): filled in by its implementation.
+import LocationCore

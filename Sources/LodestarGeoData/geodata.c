@@ -1,0 +1,1 @@
+#include "lodestar_geodata.h"

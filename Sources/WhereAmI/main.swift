@@ -1,0 +1,2 @@
+import LodestarKit
+print("WhereAmI: not written yet")

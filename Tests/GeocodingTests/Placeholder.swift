@@ -1,0 +1,3 @@
+import Testing
+@testable import Geocoding
+@Test func GeocodingBuilds() { #expect(Bool(true)) }

@@ -1,0 +1,3 @@
+import Testing
+@testable import LocationServices
+@Test func LocationServicesBuilds() { #expect(Bool(true)) }

@@ -1,0 +1,3 @@
+import Testing
+import LodestarKit
+@Test func LodestarKitBuilds() { #expect(Bool(true)) }
