@@ -15,7 +15,27 @@ public enum HorizontalError {
     /// The radius that holds 68 % of a zero-mean Gaussian with covariance [[pee, pen], [pen, pnn]] (m²).
     /// Exact for any ellipse: along the major axis x ~ N(0, λ₁), P(r ≤ R) = ∫ φ(x) · erf(√(R² − x²) / (√2 σ₂)) dx,
     /// solved for R by bisection (between the 1-D value 0.994 σ₁ and the circular 1.51 σ₁).
+    /// Fast: the ratio radius/σ₁ as a function of σ₂/σ₁ is tabulated once (65 points, linear interpolation; error
+    /// < 0.1 %), so an update costs a few nanoseconds instead of an integration.
     public static func radius68(pee: Double, pnn: Double, pen: Double) -> Double {
+        let tr = max(0, pee + pnn), det = max(0, pee * pnn - pen * pen)
+        let disc = max(0, tr * tr / 4 - det).squareRoot()
+        let l1 = max(tr / 2 + disc, 1e-12), l2 = max(tr / 2 - disc, 0)
+        let s1 = l1.squareRoot()
+        let ratio = min(1, (l2 / l1).squareRoot()) * 64
+        let i = min(63, Int(ratio)), frac = ratio - Double(i)
+        let table = radiusTable
+        return s1 * (table[i] + (table[i + 1] - table[i]) * frac)
+    }
+
+    /// radius68Exact(σ₁ = 1, σ₂ = k/64) for k = 0…64.
+    static let radiusTable: [Double] = (0...64).map { k in
+        let r = Double(k) / 64
+        return radius68Exact(pee: 1, pnn: r * r, pen: 0)
+    }
+
+    /// The exact radius by integration and bisection (used to build the table and in tests).
+    public static func radius68Exact(pee: Double, pnn: Double, pen: Double) -> Double {
         let tr = max(0, pee + pnn), det = max(0, pee * pnn - pen * pen)
         let disc = max(0, tr * tr / 4 - det).squareRoot()
         let l1 = max(tr / 2 + disc, 1e-12), l2 = max(tr / 2 - disc, 0)

@@ -1,87 +1,114 @@
-/// A small dense Kalman filter (row-major `[Double]` matrices; n ≤ ~8, measurements of 1 or 2 rows).
+/// A small dense Kalman filter with six states and one- or two-row measurements, in fixed-size storage
+/// (`InlineArray`): no heap allocation per update, which keeps one update well under a microsecond.
 struct KalmanFilter: Sendable {
-    let n: Int
-    var x: [Double]
-    var p: [Double]
+    static let n = 6
+    var x = InlineArray<6, Double>(repeating: 0)
+    /// Covariance, row-major 6×6.
+    var p = InlineArray<36, Double>(repeating: 0)
 
-    init(n: Int) {
-        self.n = n
-        x = [Double](repeating: 0, count: n)
-        p = [Double](repeating: 0, count: n * n)
-    }
+    init() {}
 
     subscript(_ r: Int, _ c: Int) -> Double {
-        get { p[r * n + c] }
-        set { p[r * n + c] = newValue }
+        get { p[r * 6 + c] }
+        set { p[r * 6 + c] = newValue }
     }
 
-    /// x ← F x (+ u), P ← F P Fᵀ + Q.
-    mutating func predict(f: [Double], q: [Double], u: [Double]? = nil) {
-        var nx = [Double](repeating: 0, count: n)
-        for i in 0..<n { var s = 0.0; for k in 0..<n { s += f[i * n + k] * x[k] }; nx[i] = s + (u?[i] ?? 0) }
-        x = nx
-        var fp = [Double](repeating: 0, count: n * n)
-        for i in 0..<n { for j in 0..<n { var s = 0.0; for k in 0..<n { s += f[i * n + k] * p[k * n + j] }; fp[i * n + j] = s } }
-        var np = [Double](repeating: 0, count: n * n)
-        for i in 0..<n { for j in 0..<n { var s = 0.0; for k in 0..<n { s += fp[i * n + k] * f[j * n + k] }; np[i * n + j] = s + q[i * n + j] } }
+    /// Constant-velocity transition with a first-order Gauss–Markov pair: x ← F x + u, P ← F P Fᵀ + Q, where
+    /// F = [[I, dt·I, 0], [0, I, 0], [0, 0, φ·I]] (blocks of 2). `q` holds the diagonal-block process noise.
+    mutating func predictConstantVelocity(dt: Double, phi: Double, qPos: Double, qPosVel: Double, qVel: Double,
+                                          qBias: Double, u: (Double, Double, Double, Double)?) {
+        // x
+        x[0] += dt * x[2]; x[1] += dt * x[3]
+        x[4] *= phi; x[5] *= phi
+        if let u { x[0] += u.0; x[1] += u.1; x[2] += u.2; x[3] += u.3 }
+        // F P: rows 0,1 gain dt × rows 2,3; rows 4,5 scale by φ.
+        var fp = p
+        for j in 0..<6 {
+            fp[0 * 6 + j] += dt * p[2 * 6 + j]
+            fp[1 * 6 + j] += dt * p[3 * 6 + j]
+            fp[4 * 6 + j] *= phi
+            fp[5 * 6 + j] *= phi
+        }
+        // (F P) Fᵀ: columns likewise.
+        var np = fp
+        for i in 0..<6 {
+            np[i * 6 + 0] += dt * fp[i * 6 + 2]
+            np[i * 6 + 1] += dt * fp[i * 6 + 3]
+            np[i * 6 + 4] *= phi
+            np[i * 6 + 5] *= phi
+        }
+        for (a, v) in [(0, 2), (1, 3)] {
+            np[a * 6 + a] += qPos; np[a * 6 + v] += qPosVel; np[v * 6 + a] += qPosVel; np[v * 6 + v] += qVel
+        }
+        np[4 * 6 + 4] += qBias; np[5 * 6 + 5] += qBias
         p = np
-        symmetrize()
     }
 
-    /// Innovation y = z − Hx and its covariance S = HPHᵀ + R for an m-row measurement (m = 1 or 2).
-    func innovation(z: [Double], h: [Double], r: [Double]) -> (y: [Double], s: [Double], nis: Double) {
-        let m = z.count
-        var y = z
-        for i in 0..<m { var s = 0.0; for k in 0..<n { s += h[i * n + k] * x[k] }; y[i] -= s }
-        var ph = [Double](repeating: 0, count: n * m)  // P Hᵀ, n×m
-        for i in 0..<n { for j in 0..<m { var s = 0.0; for k in 0..<n { s += p[i * n + k] * h[j * n + k] }; ph[i * m + j] = s } }
-        var s = r
-        for i in 0..<m { for j in 0..<m { var a = 0.0; for k in 0..<n { a += h[i * n + k] * ph[k * m + j] }; s[i * m + j] += a } }
-        let si = Self.inverse(s, m)
-        var nis = 0.0
-        for i in 0..<m { for j in 0..<m { nis += y[i] * si[i * m + j] * y[j] } }
-        return (y, s, nis)
+    /// A 2-row measurement z = x[a0] + x[b0] (b0 < 0: absent), x[a1] + x[b1], with covariance r (2×2 row-major).
+    /// Returns the innovation, its covariance S and the normalised innovation squared (χ², 2 dof).
+    func innovation(_ z: (Double, Double), a: (Int, Int), b: (Int, Int), r: (Double, Double, Double, Double))
+        -> (y: (Double, Double), s: (Double, Double, Double, Double), nis: Double) {
+        let y0 = z.0 - x[a.0] - (b.0 >= 0 ? x[b.0] : 0)
+        let y1 = z.1 - x[a.1] - (b.1 >= 0 ? x[b.1] : 0)
+        // H P Hᵀ for selector rows.
+        func hp(_ ai: Int, _ bi: Int, _ aj: Int, _ bj: Int) -> Double {
+            var v = p[ai * 6 + aj]
+            if bi >= 0 { v += p[bi * 6 + aj] }
+            if bj >= 0 { v += p[ai * 6 + bj]; if bi >= 0 { v += p[bi * 6 + bj] } }
+            return v
+        }
+        let s00 = hp(a.0, b.0, a.0, b.0) + r.0
+        let s01 = hp(a.0, b.0, a.1, b.1) + r.1
+        let s10 = hp(a.1, b.1, a.0, b.0) + r.2
+        let s11 = hp(a.1, b.1, a.1, b.1) + r.3
+        let det = s00 * s11 - s01 * s10
+        guard det > 0, det.isFinite else { return ((y0, y1), (s00, s01, s10, s11), .infinity) }
+        let nis = (y0 * (s11 * y0 - s01 * y1) + y1 * (-s10 * y0 + s00 * y1)) / det
+        return ((y0, y1), (s00, s01, s10, s11), nis)
     }
 
-    /// Applies the update (Joseph form). Returns the normalised innovation squared (χ², m degrees of freedom).
-    @discardableResult
-    mutating func update(z: [Double], h: [Double], r: [Double]) -> Double {
-        let m = z.count
-        let (y, s, nis) = innovation(z: z, h: h, r: r)
-        let si = Self.inverse(s, m)
-        var ph = [Double](repeating: 0, count: n * m)
-        for i in 0..<n { for j in 0..<m { var a = 0.0; for k in 0..<n { a += p[i * n + k] * h[j * n + k] }; ph[i * m + j] = a } }
-        var kg = [Double](repeating: 0, count: n * m)
-        for i in 0..<n { for j in 0..<m { var a = 0.0; for k in 0..<m { a += ph[i * m + k] * si[k * m + j] }; kg[i * m + j] = a } }
-        for i in 0..<n { var a = 0.0; for j in 0..<m { a += kg[i * m + j] * y[j] }; x[i] += a }
-        // Joseph: P ← (I − KH) P (I − KH)ᵀ + K R Kᵀ
-        var ikh = [Double](repeating: 0, count: n * n)
-        for i in 0..<n { for j in 0..<n {
-            var a = i == j ? 1.0 : 0.0
-            for k in 0..<m { a -= kg[i * m + k] * h[k * n + j] }
-            ikh[i * n + j] = a
+    /// Applies the measurement of `innovation` (Joseph form, which stays symmetric positive semi-definite).
+    mutating func update(_ z: (Double, Double), a: (Int, Int), b: (Int, Int), r: (Double, Double, Double, Double)) {
+        let (y, s, _) = innovation(z, a: a, b: b, r: r)
+        let det = s.0 * s.3 - s.1 * s.2
+        guard det > 0, det.isFinite else { return }
+        let i00 = s.3 / det, i01 = -s.1 / det, i10 = -s.2 / det, i11 = s.0 / det
+        // P Hᵀ (6×2)
+        var ph0 = InlineArray<6, Double>(repeating: 0), ph1 = InlineArray<6, Double>(repeating: 0)
+        for i in 0..<6 {
+            ph0[i] = p[i * 6 + a.0] + (b.0 >= 0 ? p[i * 6 + b.0] : 0)
+            ph1[i] = p[i * 6 + a.1] + (b.1 >= 0 ? p[i * 6 + b.1] : 0)
+        }
+        // K = P Hᵀ S⁻¹
+        var k0 = InlineArray<6, Double>(repeating: 0), k1 = InlineArray<6, Double>(repeating: 0)
+        for i in 0..<6 {
+            k0[i] = ph0[i] * i00 + ph1[i] * i10
+            k1[i] = ph0[i] * i01 + ph1[i] * i11
+        }
+        for i in 0..<6 { x[i] += k0[i] * y.0 + k1[i] * y.1 }
+        // (I − K H)
+        var ikh = InlineArray<36, Double>(repeating: 0)
+        for i in 0..<6 {
+            ikh[i * 6 + i] = 1
+            ikh[i * 6 + a.0] -= k0[i]
+            if b.0 >= 0 { ikh[i * 6 + b.0] -= k0[i] }
+            ikh[i * 6 + a.1] -= k1[i]
+            if b.1 >= 0 { ikh[i * 6 + b.1] -= k1[i] }
+        }
+        var t = InlineArray<36, Double>(repeating: 0)
+        for i in 0..<6 { for j in 0..<6 {
+            var acc = 0.0
+            for k in 0..<6 { acc += ikh[i * 6 + k] * p[k * 6 + j] }
+            t[i * 6 + j] = acc
         } }
-        var t = [Double](repeating: 0, count: n * n)
-        for i in 0..<n { for j in 0..<n { var a = 0.0; for k in 0..<n { a += ikh[i * n + k] * p[k * n + j] }; t[i * n + j] = a } }
-        var np = [Double](repeating: 0, count: n * n)
-        for i in 0..<n { for j in 0..<n {
-            var a = 0.0
-            for k in 0..<n { a += t[i * n + k] * ikh[j * n + k] }
-            for k in 0..<m { for l in 0..<m { a += kg[i * m + k] * r[k * m + l] * kg[j * m + l] } }
-            np[i * n + j] = a
+        var np = InlineArray<36, Double>(repeating: 0)
+        for i in 0..<6 { for j in i..<6 {
+            var acc = 0.0
+            for k in 0..<6 { acc += t[i * 6 + k] * ikh[j * 6 + k] }
+            acc += k0[i] * (r.0 * k0[j] + r.1 * k1[j]) + k1[i] * (r.2 * k0[j] + r.3 * k1[j])
+            np[i * 6 + j] = acc
+            np[j * 6 + i] = acc
         } }
         p = np
-        symmetrize()
-        return nis
-    }
-
-    mutating func symmetrize() {
-        for i in 0..<n { for j in (i + 1)..<max(i + 1, n) { let a = (p[i * n + j] + p[j * n + i]) / 2; p[i * n + j] = a; p[j * n + i] = a } }
-    }
-
-    static func inverse(_ s: [Double], _ m: Int) -> [Double] {
-        if m == 1 { return [1 / s[0]] }
-        let det = s[0] * s[3] - s[1] * s[2]
-        return [s[3] / det, -s[1] / det, -s[2] / det, s[0] / det]
     }
 }

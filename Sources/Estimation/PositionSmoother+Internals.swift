@@ -9,70 +9,112 @@ extension PositionSmoother {
     func measurementSigmas(_ fix: Location) -> (Double, Double) {
         let s = settings
         var e: Double, n: Double
-        if let a = fix.latitudeErrorMeters, let b = fix.longitudeErrorMeters {
+        if let a = fix.latitudeErrorMeters, let b = fix.longitudeErrorMeters, a > 0, b > 0, a.isFinite, b.isFinite {
             n = a; e = b
-        } else if let h = fix.horizontalAccuracyMeters, h > 0 {
+        } else if let h = fix.horizontalAccuracyMeters, h > 0, h.isFinite {
             e = HorizontalError.sigma(fromRadius68: h); n = e
         } else {
             e = s.defaultMeasurementSigmaMeters; n = e
         }
-        e = max(s.minimumMeasurementSigmaMeters, e * s.measurementNoiseScale)
-        n = max(s.minimumMeasurementSigmaMeters, n * s.measurementNoiseScale)
+        e = Swift.max(s.minimumMeasurementSigmaMeters, e * s.measurementNoiseScale)
+        n = Swift.max(s.minimumMeasurementSigmaMeters, n * s.measurementNoiseScale)
         return (e, n)
     }
 
     mutating func initialise(fix: Location, lat: Double, lon: Double, sigE: Double, sigN: Double, t: Timestamp) {
         frame = LocalTangentFrame(latitudeDegrees: lat, longitudeDegrees: lon)
         let f = settings.correlatedErrorFraction
-        kf = KalmanFilter(n: 6)
+        kf = KalmanFilter()
         var ve = 0.0, vn = 0.0, vv = 100.0
         if let sp = fix.speedMetersPerSecond, let c = fix.courseDegrees, sp >= settings.minimumSpeedForCourseMetersPerSecond {
             ve = sp * sin(c * .pi / 180); vn = sp * cos(c * .pi / 180); vv = 4
         } else if let sp = fix.speedMetersPerSecond, sp < settings.stationaryEnterSpeedMetersPerSecond {
             vv = 1
         }
-        kf.x = [0, 0, ve, vn, 0, 0]
+        kf.x[2] = ve; kf.x[3] = vn
         let varE = sigE * sigE, varN = sigN * sigN
         kf[0, 0] = varE; kf[1, 1] = varN
         kf[2, 2] = vv; kf[3, 3] = vv
         kf[4, 4] = f * varE; kf[5, 5] = f * varN
         kf[0, 4] = -f * varE; kf[4, 0] = -f * varE
         kf[1, 5] = -f * varN; kf[5, 1] = -f * varN
-        lastMeasurementVariance = (varE + varN) / 2
+        lastReportedVariance = (varE + varN) / 2
         time = t
         consecutiveRejections = 0
         isStationary = false
         held = nil
+        stopSum = (0, 0); stopCount = 0
         lowSpeedSince = nil
+        outputENU = nil
+        afterOutage = false
+        resetInertialIntegration()
     }
 
-    /// Constant-velocity propagation (with the accelerometer as control input when fresh); zero process noise on
-    /// velocity while stationary. The correlated error decays towards zero with its time constant.
+    mutating func resetInertialIntegration() {
+        yawSinceFix = 0
+        displacementSinceFix = (0, 0)
+        gyroCoveredUntil = nil
+    }
+
+    /// True when the accelerometer (fresh at `t`) shows no motion.
+    func isStationaryNow(at t: Timestamp) -> Bool {
+        guard let v = accelerometerVariance(at: t) else { return false }
+        return v <= settings.accelerometerVarianceEnter
+    }
+
+    /// Constant-velocity propagation to `t`. Control inputs when fresh: the gyroscope's dead-reckoned displacement
+    /// and turned velocity, or the navigation-frame acceleration. Zero process noise on velocity while stationary.
+    /// The correlated error decays towards zero with its time constant.
     mutating func propagate(dt: Double, at t: Timestamp) {
         guard dt > 0 else { return }
         let s = settings
-        var u: [Double]? = nil
+        var u: (Double, Double, Double, Double)? = nil
         var qd = s.accelerationNoiseDensity
-        if let a = accelerationENU, let at = accelerationTime,
-           abs(Double(t.nanosecondsSince1970 - at.nanosecondsSince1970) / 1e9) <= s.accelerometerMaximumAgeSeconds + dt,
-           !isStationary {
-            u = [0.5 * a.east * dt * dt, 0.5 * a.north * dt * dt, a.east * dt, a.north * dt, 0, 0]
+        let ve = kf.x[2], vn = kf.x[3]
+        if let covered = gyroCoveredUntil, let last = time,
+           Double(t.nanosecondsSince1970 - covered.nanosecondsSince1970) / 1e9 <= s.inertialMaximumAgeSeconds + dt {
+            // Gyro-aided: the velocity turned by the integrated heading change; stopped when the accelerometer is still.
+            let c = cos(yawSinceFix), sn = sin(yawSinceFix)
+            var ve2 = ve * c + vn * sn, vn2 = -ve * sn + vn * c
+            if isStationaryNow(at: covered) { ve2 = 0; vn2 = 0 }
+            let rest = Swift.max(0, Double(t.nanosecondsSince1970 - Swift.max(covered, last).nanosecondsSince1970) / 1e9)
+            u = (displacementSinceFix.east + ve2 * rest - ve * dt, displacementSinceFix.north + vn2 * rest - vn * dt,
+                 ve2 - ve, vn2 - vn)
+            qd = s.aidedAccelerationNoiseDensity
+        } else if let a = accelerationENU, let at = accelerationTime,
+                  abs(Double(t.nanosecondsSince1970 - at.nanosecondsSince1970) / 1e9) <= s.inertialMaximumAgeSeconds + dt,
+                  !isStationary {
+            u = (0.5 * a.east * dt * dt, 0.5 * a.north * dt * dt, a.east * dt, a.north * dt)
             qd = s.aidedAccelerationNoiseDensity
         }
         if isStationary { qd = 0 }
         let phi = exp(-dt / s.correlatedErrorTimeConstantSeconds)
-        var f = [Double](repeating: 0, count: 36)
-        for i in 0..<6 { f[i * 6 + i] = 1 }
-        f[0 * 6 + 2] = dt; f[1 * 6 + 3] = dt
-        f[4 * 6 + 4] = phi; f[5 * 6 + 5] = phi
-        var q = [Double](repeating: 0, count: 36)
-        let q11 = qd * dt * dt * dt / 3, q12 = qd * dt * dt / 2, q22 = qd * dt
-        for (p, v) in [(0, 2), (1, 3)] {
-            q[p * 6 + p] = q11; q[p * 6 + v] = q12; q[v * 6 + p] = q12; q[v * 6 + v] = q22
+        let scale = s.adaptiveMeasurementNoise ? adaptiveScale : 1
+        let qb = s.correlatedErrorFraction * lastReportedVariance * scale * (1 - phi * phi)
+        kf.predictConstantVelocity(dt: dt, phi: phi, qPos: qd * dt * dt * dt / 3, qPosVel: qd * dt * dt / 2,
+                                   qVel: qd * dt, qBias: qb, u: u)
+        resetInertialIntegration()
+        gyroCoveredUntil = nil
+    }
+
+    /// Covariance matching: the white measurement variance is what the innovations show beyond the predicted
+    /// uncertainty, E[yyᵀ] − HPHᵀ, as a multiple of the reported white variance (bounded).
+    mutating func adapt(innovation inn: (y: (Double, Double), s: (Double, Double, Double, Double), nis: Double),
+                        reported: Double, r: (Double, Double, Double, Double)) {
+        guard settings.adaptiveMeasurementNoise, reported > 0 else { return }
+        let w = settings.adaptiveWeight
+        let power = (inn.y.0 * inn.y.0 + inn.y.1 * inn.y.1) / 2
+        let predicted = (inn.s.0 + inn.s.3 - r.0 - r.3) / 2
+        if adaptiveCount == 0 {
+            innovationPower = power; predictedPower = predicted
+        } else {
+            innovationPower += w * (power - innovationPower)
+            predictedPower += w * (predicted - predictedPower)
         }
-        let qb = s.correlatedErrorFraction * lastMeasurementVariance * (1 - phi * phi)
-        q[4 * 6 + 4] = qb; q[5 * 6 + 5] = qb
-        kf.predict(f: f, q: q, u: u)
+        adaptiveCount += 1
+        guard adaptiveCount >= 10 else { return }
+        let estimate = innovationPower - predictedPower
+        adaptiveScale = Swift.min(settings.adaptiveScaleMaximum, Swift.max(settings.adaptiveScaleMinimum, estimate / reported))
     }
 
     mutating func updateMotionState(fix: Location, t: Timestamp) {
@@ -86,33 +128,38 @@ extension PositionSmoother {
             if speed == nil && accVar == nil { leave = true }
             if leave {
                 isStationary = false
+                stopSum = (0, 0); stopCount = 0
                 held = nil
                 lowSpeedSince = nil
-                // Let the velocity catch up with the start of motion.
-                kf[2, 2] += 1; kf[3, 3] += 1
+                // Motion began at an unknown moment up to a few seconds ago: open position and velocity so the
+                // estimate catches up with the start of motion instead of lagging behind it.
+                kf[0, 0] += 1; kf[1, 1] += 1
+                kf[2, 2] += 4; kf[3, 3] += 4
             }
             return
         }
         var low: Bool
         if let sp = speed { low = sp <= s.stationaryEnterSpeedMetersPerSecond } else { low = accVar != nil }
         if let v = accVar { low = low && v <= s.accelerometerVarianceEnter }
-        if !low { lowSpeedSince = nil; return }
-        if lowSpeedSince == nil { lowSpeedSince = t }
-        if Double(t.nanosecondsSince1970 - lowSpeedSince!.nanosecondsSince1970) / 1e9 >= s.stationaryEnterSeconds {
+        guard low else { lowSpeedSince = nil; return }
+        let since = lowSpeedSince ?? t
+        lowSpeedSince = since
+        if Double(t.nanosecondsSince1970 - since.nanosecondsSince1970) / 1e9 >= s.stationaryEnterSeconds {
             isStationary = true
+            // Seed the stop's mean with the moving estimate (worth one fix), so the output does not jump to
+            // the first parked fix.
+            stopSum = (kf.x[0], kf.x[1]); stopCount = 1
             zeroVelocityUpdate()
         }
     }
 
     mutating func zeroVelocityUpdate() {
-        let h: [Double] = [0, 0, 1, 0, 0, 0,
-                           0, 0, 0, 1, 0, 0]
-        kf.update(z: [0, 0], h: h, r: [1e-4, 0, 0, 1e-4])
+        kf.update((0, 0), a: (2, 3), b: (-1, -1), r: (1e-4, 0, 0, 1e-4))
     }
 
     mutating func velocityUpdate(fix: Location) {
         let s = settings
-        guard s.useVelocity, let sp = fix.speedMetersPerSecond, let c = fix.courseDegrees,
+        guard s.useVelocity, let sp = fix.speedMetersPerSecond, let c = fix.courseDegrees, sp.isFinite, c.isFinite,
               sp >= s.minimumSpeedForCourseMetersPerSecond else { return }
         let rad = c * .pi / 180
         let ss = fix.speedAccuracyMetersPerSecond ?? s.speedSigmaMetersPerSecond
@@ -123,11 +170,9 @@ extension PositionSmoother {
         let ree = va * a.0 * a.0 + vx * x.0 * x.0
         let rnn = va * a.1 * a.1 + vx * x.1 * x.1
         let ren = va * a.0 * a.1 + vx * x.0 * x.1
-        let h: [Double] = [0, 0, 1, 0, 0, 0,
-                           0, 0, 0, 1, 0, 0]
-        let z = [sp * a.0, sp * a.1], r = [ree, ren, ren, rnn]
-        if kf.innovation(z: z, h: h, r: r).nis <= s.velocityGateChiSquare {
-            kf.update(z: z, h: h, r: r)
+        let z = (sp * a.0, sp * a.1), r = (ree, ren, ren, rnn)
+        if kf.innovation(z, a: (2, 3), b: (-1, -1), r: r).nis <= s.velocityGateChiSquare {
+            kf.update(z, a: (2, 3), b: (-1, -1), r: r)
         }
     }
 
@@ -136,27 +181,51 @@ extension PositionSmoother {
         let e = kf.x[0], n = kf.x[1]
         guard (e * e + n * n).squareRoot() > settings.reanchorDistanceMeters else { return }
         let g = fr.geodetic(east: e, north: n)
-        frame = LocalTangentFrame(latitudeDegrees: g.latitudeDegrees, longitudeDegrees: g.longitudeDegrees)
+        let nf = LocalTangentFrame(latitudeDegrees: g.latitudeDegrees, longitudeDegrees: g.longitudeDegrees)
+        frame = nf
         kf.x[0] = 0; kf.x[1] = 0
-        if let h = held {
-            let hg = fr.geodetic(east: h.east, north: h.north)
-            let ne = frame!.enu(latitudeDegrees: hg.latitudeDegrees, longitudeDegrees: hg.longitudeDegrees)
-            held = (ne.east, ne.north, h.radius)
+        func move(_ p: (east: Double, north: Double)) -> (east: Double, north: Double) {
+            let pg = fr.geodetic(east: p.east, north: p.north)
+            let q = nf.enu(latitudeDegrees: pg.latitudeDegrees, longitudeDegrees: pg.longitudeDegrees)
+            return (q.east, q.north)
         }
+        if let h = held { let m = move((h.east, h.north)); held = (m.east, m.north, h.radius) }
+        if stopCount > 0 {
+            let c = Double(stopCount)
+            let m = move((stopSum.east / c, stopSum.north / c))
+            stopSum = (m.east * c, m.north * c)
+        }
+        if let o = outputENU { outputENU = move(o) }
     }
 
     /// The smoothed location: the fix's other fields kept, position/velocity/accuracies from the filter.
-    mutating func output(from fix: Location) -> Location {
+    /// `measured` is the fix's own 68 % radius when it was used (for the post-outage convergence limit).
+    mutating func output(from fix: Location, measured: Double?, measuredENU: (east: Double, north: Double)? = nil) -> Location {
         guard let fr = frame else { return fix }
         var e = kf.x[0], n = kf.x[1]
         var radius = HorizontalError.radius68(pee: kf[0, 0], pnn: kf[1, 1], pen: kf[0, 1])
         var out = fix
         if isStationary {
-            let deadband = max(settings.holdMinimumDeadbandMeters, settings.holdDeadbandRadiusFactor * (held?.radius ?? 0))
-            if let h = held, ((e - h.east) * (e - h.east) + (n - h.north) * (n - h.north)).squareRoot() <= deadband {
-                e = h.east; n = h.north; radius = max(radius, h.radius)
-            } else {
-                held = (e, n, radius)
+            // Held at the mean of the fixes since the stop began (the best static estimate); the held point moves to
+            // a new mean only when that differs by more than the mean's own uncertainty (the reported 68 % radius
+            // / √n, times `holdDeadbandRadiusFactor`), so parked jitter draws (almost) no path.
+            if let m = measuredENU {
+                stopSum.east += m.east; stopSum.north += m.north; stopCount += 1
+            }
+            if stopCount > 0 {
+                let me = stopSum.east / Double(stopCount), mn = stopSum.north / Double(stopCount)
+                let reportedRadius = HorizontalError.radius68PerSigma * lastReportedVariance.squareRoot()
+                let deadband = Swift.max(settings.holdMinimumDeadbandMeters,
+                                         settings.holdDeadbandRadiusFactor * reportedRadius / Double(stopCount).squareRoot())
+                if let h = held, ((me - h.east) * (me - h.east) + (mn - h.north) * (mn - h.north)).squareRoot() <= deadband {
+                    e = h.east; n = h.north
+                } else {
+                    held = (me, mn, radius)
+                    e = me; n = mn
+                }
+                radius = Swift.max(radius, reportedRadius / Double(stopCount).squareRoot())
+            } else if let h = held {
+                e = h.east; n = h.north
             }
             out.speedMetersPerSecond = 0
         } else {
@@ -170,12 +239,33 @@ extension PositionSmoother {
                 out.courseDegrees = nil
             }
         }
+        // After dead reckoning, converge on the corrected estimate by at most the new fix's radius per fix.
+        if afterOutage, settings.limitConvergenceJump, let m = measured, let o = outputENU {
+            let de = e - o.east, dn = n - o.north
+            let jump = (de * de + dn * dn).squareRoot()
+            if jump > m {
+                e = o.east + de * m / jump; n = o.north + dn * m / jump
+                radius = Swift.max(radius, jump - m + radius)
+            } else {
+                afterOutage = false
+            }
+        } else if measured != nil {
+            afterOutage = false
+        }
+        // The 68 % radius: the filter's own (adapted) uncertainty combined with the part of the receiver's error that no
+        // filter can see (its slowly wandering bias), taken as `reportedAccuracyShare` of the receiver's radius.
+        let reportedRadius = HorizontalError.radius68PerSigma * lastReportedVariance.squareRoot()
+        let share = settings.reportedAccuracyShare * reportedRadius
+        radius = (radius * radius + share * share).squareRoot()
+        outputENU = (e, n)
         let g = fr.geodetic(east: e, north: n)
         out.latitudeDegrees = g.latitudeDegrees
         out.longitudeDegrees = g.longitudeDegrees
         out.horizontalAccuracyMeters = radius
         out.latitudeErrorMeters = kf[1, 1].squareRoot()
         out.longitudeErrorMeters = kf[0, 0].squareRoot()
+        out.isStationary = isStationary
+        out.isSmoothed = true
         lastOutput = out
         return out
     }

@@ -12,28 +12,43 @@ import LocationCore
 /// seconds; treating that as white noise would make the filter over-confident). A fix measures position + error + white noise.
 ///
 /// Measurement noise: `horizontalAccuracyMeters` is a 68 % radius (Core Location, and what EpochAssembler derives from
-/// GST or HDOP × UERE), so the per-axis σ is radius / 1.51 (`HorizontalError.sigma(fromRadius68:)`), times
-/// `measurementNoiseScale`. GST's per-axis 1-σ (`latitudeErrorMeters`/`longitudeErrorMeters`) is used directly when present.
-/// A fraction `correlatedErrorFraction` of that variance goes to the Gauss–Markov state, the rest is white.
+/// GST or HDOP × UERE), so the per-axis σ is radius / 1.51 (`HorizontalError.sigma(fromRadius68:)`). GST's per-axis
+/// 1-σ (`latitudeErrorMeters`/`longitudeErrorMeters`) is used directly when present. A share
+/// `correlatedErrorFraction` of that variance is the Gauss–Markov error's; the white rest is **adapted** to what the
+/// innovations show (covariance matching): receivers' accuracy figures are often several times pessimistic about
+/// epoch-to-epoch noise, and a filter that believed them would lag behind every turn.
 ///
-/// Time comes only from the fixes (and accelerometer samples): duplicates and out-of-order epochs are ignored.
+/// Motion aiding: an accelerometer in the navigation frame drives the prediction as a control input; a gyroscope's
+/// rate about the vertical (from the accelerometer's gravity direction, so no attitude or mounting is needed) turns
+/// the velocity between fixes and through outages (dead reckoning on speed + yaw, the classic gyro-aided bridge).
+///
+/// Time comes only from the fixes and the inertial samples: duplicates and out-of-order epochs are ignored.
 /// Pure value type: no clock, no I/O.
 public struct PositionSmoother: Sendable {
+    /// Every knob, with its unit in its name. `docs/smoothing.md` explains each; the CLI reads them from a
+    /// `key = value` file (`--smoothing-config`).
     public struct Settings: Sendable, Hashable {
         /// White-acceleration spectral density for the constant-velocity model, m²/s³ (vehicle ≈ 1–4, pedestrian ≈ 0.5).
         public var accelerationNoiseDensity: Double = 2.0
-        /// Used instead when accelerometer input (navigation frame) is fresh: the residual after the control input.
+        /// Used instead while inertial aiding is fresh (the residual after the control input).
         public var aidedAccelerationNoiseDensity: Double = 0.5
         /// Multiplies the σ derived from the fix's accuracy.
         public var measurementNoiseScale: Double = 1.0
+        /// Adapt the white measurement noise to the innovations (covariance matching).
+        public var adaptiveMeasurementNoise = true
+        /// Bounds of the adapted white variance as a multiple of the reported one.
+        public var adaptiveScaleMinimum: Double = 0.01
+        public var adaptiveScaleMaximum: Double = 4
+        /// Weight of each new innovation in the running covariance match (≈ 1 / window length in fixes).
+        public var adaptiveWeight: Double = 0.05
         /// Smallest per-axis σ ever assumed for a fix, m.
-        public var minimumMeasurementSigmaMeters: Double = 0.05
+        public var minimumMeasurementSigmaMeters: Double = 0.02
         /// σ assumed when a fix has no accuracy at all, m (per axis).
         public var defaultMeasurementSigmaMeters: Double = 5.0
         /// Share of the fix variance that is time-correlated receiver error (0 = all white).
         public var correlatedErrorFraction: Double = 0.5
         /// Correlation time of that error, s.
-        public var correlatedErrorTimeConstantSeconds: Double = 30
+        public var correlatedErrorTimeConstantSeconds: Double = 60
         /// Speed 1-σ when the fix has no speed accuracy, m/s; course 1-σ, degrees.
         public var speedSigmaMetersPerSecond: Double = 0.3
         public var courseSigmaDegrees: Double = 5
@@ -52,17 +67,25 @@ public struct PositionSmoother: Sendable {
         public var stationaryEnterSpeedMetersPerSecond: Double = 0.25
         public var stationaryExitSpeedMetersPerSecond: Double = 0.7
         public var stationaryEnterSeconds: Double = 2.0
+        /// Variance of the specific-force magnitude over `accelerometerWindowSeconds`, (m/s²)².
         public var accelerometerVarianceEnter: Double = 0.02
         public var accelerometerVarianceExit: Double = 0.15
         public var accelerometerWindowSeconds: Double = 1.0
-        /// Accelerometer data older than this is not used (neither as control input nor for stationarity).
-        public var accelerometerMaximumAgeSeconds: Double = 0.5
+        /// Inertial data older than this is not used (neither as control input nor for stationarity), s.
+        public var inertialMaximumAgeSeconds: Double = 0.5
         /// While stationary the output is held; it moves only if the estimate leaves the held point by more than
         /// max(this, `holdDeadbandRadiusFactor` × the held point's 68 % radius).
         public var holdMinimumDeadbandMeters: Double = 0.5
         public var holdDeadbandRadiusFactor: Double = 2
-        /// Dead-reckoning predictions stop (nil) after this long without a fix.
+        /// Dead-reckoning predictions stop (nil: location unavailable) after this long without a fix.
         public var maximumOutageSeconds: Double = 30
+        /// When GNSS returns after an outage, the output moves towards the corrected estimate by at most the new
+        /// fix's 68 % radius per fix (no jump larger than the fix's accuracy).
+        public var limitConvergenceJump = true
+        /// Share of the receiver's own 68 % radius added (in quadrature) to the filter's radius in the reported
+        /// accuracy: the receiver's slow bias, which no filter can observe. Measured on three drives (docs/smoothing.md):
+        /// the receivers' radii were about 3× larger than their 68 % errors.
+        public var reportedAccuracyShare: Double = 0.27
         /// Re-anchor the tangent frame when the estimate is this far from the anchor.
         public var reanchorDistanceMeters: Double = 10_000
         public init() {}
@@ -76,26 +99,44 @@ public struct PositionSmoother: Sendable {
 
     public let settings: Settings
     public internal(set) var frame: LocalTangentFrame?
-    var kf = KalmanFilter(n: 6)
+    var kf = KalmanFilter()
     public internal(set) var time: Timestamp?
     public internal(set) var isStationary = false
     public internal(set) var lastOutcome: Outcome = .noPosition
     public internal(set) var consecutiveRejections = 0
     public internal(set) var lastOutput: Location?
+    /// The adapted white-noise variance as a multiple of the reported one.
+    public internal(set) var adaptiveScale = 1.0
+    var innovationPower = Double.nan
+    var predictedPower = Double.nan
+    var adaptiveCount = 0
     var lowSpeedSince: Timestamp?
     var held: (east: Double, north: Double, radius: Double)?
-    var lastMeasurementVariance = 25.0
-    // Accelerometer: latest navigation-frame acceleration and a window of specific-force magnitudes.
+    var stopSum: (east: Double, north: Double) = (0, 0)
+    public internal(set) var stopCount = 0
+    var lastReportedVariance = 25.0
+    /// Where the output was at the last fix (for the convergence limit) and whether the last output was dead reckoned.
+    var outputENU: (east: Double, north: Double)?
+    var afterOutage = false
+    // Inertial: navigation-frame acceleration, gravity direction and vertical rate, accumulated rotation since the
+    // filter time, and a window of specific-force magnitudes for stationarity.
     var accelerationENU: (east: Double, north: Double)?
     var accelerationTime: Timestamp?
-    var accelWindow: [(t: Int64, m: Double)] = []
+    var gravityBody: Vector3?
+    var gyroTime: Timestamp?
+    /// Heading change (radians, clockwise positive like a compass) and the dead-reckoned displacement (m) since `time`,
+    /// integrated from the gyroscope with the filter's velocity at `time`.
+    var yawSinceFix = 0.0
+    var displacementSinceFix: (east: Double, north: Double) = (0, 0)
+    var accelWindow = MagnitudeWindow()
 
     public init(settings: Settings = .default) { self.settings = settings }
 
     // MARK: fixes
 
     public mutating func process(fix: Location) -> Location {
-        guard let lat = fix.latitudeDegrees, let lon = fix.longitudeDegrees, fix.mode != .noFix, let t = fix.time else {
+        guard let lat = fix.latitudeDegrees, let lon = fix.longitudeDegrees, fix.mode != .noFix, let t = fix.time,
+              lat.isFinite, lon.isFinite, abs(lat) <= 90, abs(lon) <= 180 else {
             lastOutcome = .noPosition
             return fix
         }
@@ -104,35 +145,39 @@ public struct PositionSmoother: Sendable {
             if t < last { lastOutcome = .outOfOrder; return lastOutput ?? fix }
         }
         let (sigE, sigN) = measurementSigmas(fix)
-        guard let frame0 = frame, time != nil else {
+        guard let frame0 = frame, let last = time else {
             initialise(fix: fix, lat: lat, lon: lon, sigE: sigE, sigN: sigN, t: t)
             lastOutcome = .initialised
-            return output(from: fix)
+            return output(from: fix, measured: nil)
         }
-        let dt = Double(t.nanosecondsSince1970 - time!.nanosecondsSince1970) / 1e9
+        let dt = Double(t.nanosecondsSince1970 - last.nanosecondsSince1970) / 1e9
         propagate(dt: dt, at: t)
         time = t
         updateMotionState(fix: fix, t: t)
         let z = frame0.enu(latitudeDegrees: lat, longitudeDegrees: lon)
         let f = settings.correlatedErrorFraction
         let varE = sigE * sigE, varN = sigN * sigN
-        lastMeasurementVariance = (varE + varN) / 2
-        let h: [Double] = [1, 0, 0, 0, 1, 0,
-                           0, 1, 0, 0, 0, 1]
-        let r: [Double] = [(1 - f) * varE, 0, 0, (1 - f) * varN]
-        let inn = kf.innovation(z: [z.east, z.north], h: h, r: r)
-        if inn.nis > settings.positionGateChiSquare {
+        lastReportedVariance = (varE + varN) / 2
+        let w = settings.adaptiveMeasurementNoise ? adaptiveScale : 1
+        let r = ((1 - f) * varE * w, 0.0, 0.0, (1 - f) * varN * w)
+        let inn = kf.innovation((z.east, z.north), a: (0, 1), b: (4, 5), r: r)
+        // Gate against the reported noise (the adapted one can be far smaller; gating with it would reject every
+        // fix after an unmodelled manoeuvre, like moving off from a stop).
+        let gate = w >= 1 ? inn : kf.innovation((z.east, z.north), a: (0, 1), b: (4, 5),
+                                                r: ((1 - f) * varE, 0, 0, (1 - f) * varN))
+        if gate.nis > settings.positionGateChiSquare {
             consecutiveRejections += 1
             if consecutiveRejections >= settings.reinitialiseAfterRejections {
                 initialise(fix: fix, lat: lat, lon: lon, sigE: sigE, sigN: sigN, t: t)
                 lastOutcome = .reinitialised
-                return output(from: fix)
+                return output(from: fix, measured: nil)
             }
             lastOutcome = .rejected
-            return output(from: fix)
+            return output(from: fix, measured: nil)
         }
         consecutiveRejections = 0
-        kf.update(z: [z.east, z.north], h: h, r: r)
+        adapt(innovation: inn, reported: (1 - f) * (varE + varN) / 2, r: r)
+        kf.update((z.east, z.north), a: (0, 1), b: (4, 5), r: r)
         if isStationary {
             zeroVelocityUpdate()
             lastOutcome = .held
@@ -141,11 +186,12 @@ public struct PositionSmoother: Sendable {
             lastOutcome = .accepted
         }
         reanchorIfNeeded()
-        return output(from: fix)
+        return output(from: fix, measured: HorizontalError.radius68(pee: varE, pnn: varN, pen: 0), measuredENU: (z.east, z.north))
     }
 
-    /// Dead-reckoned location at `time` (no state change), flagged `.deadReckoning`, with the covariance grown by the
-    /// process noise; nil before the first fix, for a time before the last fix, or beyond `maximumOutageSeconds`.
+    /// Dead-reckoned location at `t` (no state change): flagged `.gnssDeadReckoning` (gpsd status 6), mode kept, the
+    /// covariance grown by the process noise; nil before the first fix, for a time before the last fix, or beyond
+    /// `maximumOutageSeconds` (location unavailable).
     public func predict(to t: Timestamp) -> Location? {
         guard let last = time, frame != nil, let base = lastOutput, t >= last else { return nil }
         let dt = Double(t.nanosecondsSince1970 - last.nanosecondsSince1970) / 1e9
@@ -155,21 +201,30 @@ public struct PositionSmoother: Sendable {
         copy.time = t
         var template = base
         template.time = t
-        var out = copy.output(from: template)
-        out.quality = .deadReckoning
+        var out = copy.output(from: template, measured: nil)
+        out.quality = .gnssDeadReckoning
         return out
     }
 
-    // MARK: accelerometer
+    /// Like `predict(to:)` but remembers that the output was dead reckoned, so the next fix converges without a jump.
+    public mutating func deadReckon(to t: Timestamp) -> Location? {
+        guard let out = predict(to: t) else { return nil }
+        afterOutage = true
+        if let fr = frame, let lat = out.latitudeDegrees, let lon = out.longitudeDegrees {
+            let p = fr.enu(latitudeDegrees: lat, longitudeDegrees: lon)
+            outputENU = (p.east, p.north)
+        }
+        return out
+    }
+
+    // MARK: inertial
 
     /// Acceleration in the navigation frame (x east, y north, z up; gravity removed), m/s². Used as the control input
     /// between fixes while fresh, and its magnitude's variance for stationary detection.
     public mutating func process(accelerationENU a: Vector3, at t: Timestamp) {
         accelerationENU = (a.x, a.y)
         accelerationTime = t
-        accelWindow.append((t.nanosecondsSince1970, a.norm))
-        let keep = t.nanosecondsSince1970 - Int64(settings.accelerometerWindowSeconds * 1e9)
-        if let i = accelWindow.firstIndex(where: { $0.t >= keep }), i > 0 { accelWindow.removeFirst(i) }
+        accelWindow.add(a.norm, at: t.nanosecondsSince1970, windowNanos: Int64(settings.accelerometerWindowSeconds * 1e9))
     }
 
     /// Specific force in the sensor frame (m/s², gravity included) rotated into ENU by the heading stack's attitude
@@ -180,12 +235,84 @@ public struct PositionSmoother: Sendable {
         process(accelerationENU: Vector3(x: a.x, y: a.y, z: a.z - g), at: t)
     }
 
+    /// A body-frame accelerometer sample without attitude (m/s², gravity included): tracks the gravity direction
+    /// (for the gyroscope's vertical rate) and the stationarity window.
+    public mutating func process(specificForceBody f: Vector3, at t: Timestamp) {
+        if let g = gravityBody {
+            gravityBody = g * 0.98 + f * 0.02   // ≈ 0.5 s low-pass at 100 Hz: gravity, not the swing of a step
+        } else {
+            gravityBody = f
+        }
+        accelerationTime = accelerationTime ?? t
+        accelWindow.add(f.norm, at: t.nanosecondsSince1970, windowNanos: Int64(settings.accelerometerWindowSeconds * 1e9))
+        stationaryProbeTime = t
+    }
+
+    /// A body-frame gyroscope sample (rad/s): its rate about the vertical turns the dead-reckoned velocity.
+    public mutating func process(angularRateBody w: Vector3, at t: Timestamp) {
+        defer { gyroTime = t }
+        guard let g = gravityBody, let last = time, t > last else { return }
+        let gn = g.norm
+        guard gn > 1 else { return }
+        let prev = max(gyroTime ?? last, last)
+        let dt = Double(t.nanosecondsSince1970 - prev.nanosecondsSince1970) / 1e9
+        guard dt > 0, dt < 0.5 else { return }
+        // Counter-clockwise rate about "up" (specific force at rest points up) → compass rate is its negative.
+        let upRate = (w.x * g.x + w.y * g.y + w.z * g.z) / gn
+        yawSinceFix -= upRate * dt
+        let still = isStationaryNow(at: t)
+        if !still {
+            let ve = kf.x[2], vn = kf.x[3]
+            let c = cos(yawSinceFix), s = sin(yawSinceFix)
+            // Rotate the velocity clockwise by the heading change.
+            displacementSinceFix.east += (ve * c + vn * s) * dt
+            displacementSinceFix.north += (-ve * s + vn * c) * dt
+        }
+        gyroCoveredUntil = t
+    }
+    var gyroCoveredUntil: Timestamp?
+    var stationaryProbeTime: Timestamp?
+
     /// Variance of the acceleration magnitude over the window, when the accelerometer is fresh at `t`.
     public func accelerometerVariance(at t: Timestamp) -> Double? {
-        guard let at = accelerationTime,
-              Double(t.nanosecondsSince1970 - at.nanosecondsSince1970) / 1e9 <= settings.accelerometerMaximumAgeSeconds,
+        guard let at = accelWindow.lastNanos,
+              Double(t.nanosecondsSince1970 - at) / 1e9 <= settings.inertialMaximumAgeSeconds,
               accelWindow.count >= 5 else { return nil }
-        let mean = accelWindow.reduce(0) { $0 + $1.m } / Double(accelWindow.count)
-        return accelWindow.reduce(0) { $0 + ($1.m - mean) * ($1.m - mean) } / Double(accelWindow.count - 1)
+        return accelWindow.variance
+    }
+}
+
+/// Running mean/variance of a scalar over a sliding time window (a ring of the last samples; O(1) per sample).
+struct MagnitudeWindow: Sendable {
+    private var values = InlineArray<256, Double>(repeating: 0)
+    private var times = InlineArray<256, Int64>(repeating: 0)
+    private var head = 0
+    private(set) var count = 0
+    private var sum = 0.0, sumSquares = 0.0
+    private(set) var lastNanos: Int64?
+
+    mutating func add(_ v: Double, at t: Int64, windowNanos: Int64) {
+        guard v.isFinite else { return }
+        if count == 256 { drop() }
+        values[(head + count) % 256] = v
+        times[(head + count) % 256] = t
+        count += 1
+        sum += v; sumSquares += v * v
+        while count > 0, t - times[head] > windowNanos { drop() }
+        lastNanos = t
+    }
+
+    private mutating func drop() {
+        let v = values[head]
+        sum -= v; sumSquares -= v * v
+        head = (head + 1) % 256
+        count -= 1
+        if count == 0 { sum = 0; sumSquares = 0 }
+    }
+
+    var variance: Double {
+        guard count > 1 else { return 0 }
+        let mean = sum / Double(count)
+        return max(0, (sumSquares - Double(count) * mean * mean) / Double(count - 1))
     }
 }
