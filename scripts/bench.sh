@@ -55,6 +55,12 @@ awk -v n="$sentences" -v b="$bytes" -v gs="$g_s" -v ls="$l_s" -v gr="$g_rss" -v 
 "$BENCH" calibration
 if [ -x .build/release/LodestarEval ]; then .build/release/LodestarEval bench; fi
 
+# Position smoothing: one filter update, and a 29-minute drive replayed with smoothing (GSDC MTV-1 Pixel 4;
+# without ../shared the shipped simulated drive, 5 minutes).
+drive=../shared/data/gnss/gsdc2021-mtv1/Pixel4_chipset.nmea
+if [ ! -r "$drive" ]; then drive="$work/simulated.nmea"; "$PWD/$BIN" simulate --seed 1 --duration 300 --format nmea > "$drive"; fi
+"$BENCH" smoothing "$drive"
+
 # 5. Live latency: a sentence written into a pty until its fix line leaves on a FIFO (lodestar run), 10,000 times.
 "$BENCH" latency "$PWD/$BIN" 10000
 

@@ -41,6 +41,7 @@ extension PositionSmoother {
         lastReportedVariance = (varE + varN) / 2
         time = t
         consecutiveRejections = 0
+        adaptiveCount = 0   // the adapted scale (a property of the receiver) is kept; its transient is skipped again
         isStationary = false
         held = nil
         stopSum = (0, 0); stopCount = 0
@@ -105,14 +106,16 @@ extension PositionSmoother {
         let w = settings.adaptiveWeight
         let power = (inn.y.0 * inn.y.0 + inn.y.1 * inn.y.1) / 2
         let predicted = (inn.s.0 + inn.s.3 - r.0 - r.3) / 2
-        if adaptiveCount == 0 {
-            innovationPower = power; predictedPower = predicted
-        } else {
-            innovationPower += w * (power - innovationPower)
-            predictedPower += w * (predicted - predictedPower)
-        }
         adaptiveCount += 1
-        guard adaptiveCount >= 10 else { return }
+        // Skip the start-up transient (the covariance is still the initial guess), then start from the reported
+        // noise (scale 1) and move gradually.
+        guard adaptiveCount > 10 else { return }
+        if adaptiveCount == 11 {
+            innovationPower = predicted + reported * adaptiveScale; predictedPower = predicted
+        }
+        innovationPower += w * (power - innovationPower)
+        predictedPower += w * (predicted - predictedPower)
+        guard adaptiveCount >= 20 else { return }
         let estimate = innovationPower - predictedPower
         adaptiveScale = Swift.min(settings.adaptiveScaleMaximum, Swift.max(settings.adaptiveScaleMinimum, estimate / reported))
     }

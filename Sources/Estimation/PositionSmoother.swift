@@ -38,7 +38,7 @@ public struct PositionSmoother: Sendable {
         public var adaptiveMeasurementNoise = true
         /// Bounds of the adapted white variance as a multiple of the reported one.
         public var adaptiveScaleMinimum: Double = 0.01
-        public var adaptiveScaleMaximum: Double = 4
+        public var adaptiveScaleMaximum: Double = 1
         /// Weight of each new innovation in the running covariance match (≈ 1 / window length in fixes).
         public var adaptiveWeight: Double = 0.05
         /// Smallest per-axis σ ever assumed for a fix, m.

@@ -35,6 +35,8 @@ public struct LodestarJSONEncoder: OutputEncoder {
             w.number(&out, "pdop", l.pdop, decimals: 2)
             w.number(&out, "dgpsAgeSeconds", l.dgpsAgeSeconds, decimals: 1)
             w.integer(&out, "dgpsStation", l.dgpsStation)
+            w.bool(&out, "isStationary", l.isStationary)
+            if l.isSmoothed { w.bool(&out, "smoothed", true) }
             w.end(&out)
         case .sky(let s):
             w.begin(&out, class: "sky")

@@ -1,3 +1,4 @@
+import Estimation
 import LocationCore
 import Magnetics
 import NMEA
@@ -36,6 +37,13 @@ public final class Pipeline {
         /// GNSS sources (for `locationServicesEnabled`).
         public var headingSourceNames: Set<String> = []
         public var locationSourceNames: Set<String> = []
+        /// Motion-aided position smoothing (nil: fixes are output as parsed). See docs/smoothing.md.
+        public var smoothing: PositionSmoother.Settings? = .default
+        /// Core Location's pausesLocationUpdatesAutomatically: while stationary, only the first stationary fix is
+        /// output; updates resume with the first moving fix.
+        public var pauseWhenStationary = false
+        /// During a GNSS outage with inertial data flowing, a dead-reckoned fix is emitted at this interval, s.
+        public var deadReckoningIntervalSeconds = 1.0
         public init() {}
         public static let `default` = Settings()
     }
@@ -60,6 +68,18 @@ public final class Pipeline {
     /// Optional observer of every output event (tests, the Swift API).
     public var observer: ((OutputEvent) -> Void)?
 
+    private var smoother: PositionSmoother?
+    /// Time base for inertial samples: the monotonic time of the event that carried the last fix, and its UTC.
+    private var currentMonotonicNanos: Int64?
+    private var lastFixMonotonicNanos: Int64?
+    private var lastSmoothedFixTime: Timestamp?
+    private var lastOutputFixTime: Timestamp?
+    private var lastGoodMode: FixMode = .threeD
+    private var reportedUnavailable = false
+    private var pausedStationary = false
+    public private(set) var fixesSmoothed = 0
+    public private(set) var fixesDeadReckoned = 0
+    public private(set) var fixesPaused = 0
     private var heading: HeadingEstimator?
     private var refiner: BackgroundRefiner?
     private var lastAcceleration: Vector3?
@@ -78,6 +98,7 @@ public final class Pipeline {
         self.settings = settings
         self.encoder = encoder
         self.sinks = sinks
+        if let s = settings.smoothing { smoother = PositionSmoother(settings: s) }
         if let h = settings.heading {
             var estimator = HeadingEstimator(settings: h, calibration: settings.calibration)
             if let l = settings.configuredLocation { estimator.update(location: l) }
@@ -101,6 +122,7 @@ public final class Pipeline {
 
     public func process(_ event: SensorEvent) {
         eventsProcessed += 1
+        currentMonotonicNanos = event.monotonicNanos
         switch event.payload {
         case .nmea(let bytes):
             let s = stream(event.sourceID)
@@ -109,7 +131,7 @@ public final class Pipeline {
         case .fix(let external):
             if settings.useExternalFixes && settings.externalFixProviders.contains(external.provider)
                 && streams[event.sourceID]?.sawNMEA != true {
-                emit(.fix(external.location))
+                emitFix(external.location)
             }
         case .motion(let sample):
             processMotion(sample, event)
@@ -145,6 +167,7 @@ public final class Pipeline {
         case .accelerometerRaw(let raw): lastAcceleration = raw.vector
         default: break
         }
+        if smoother != nil { smoothMotion(sample, event) }
         guard heading != nil else { return }
         let t = event.monotonicNanos ?? 0
         if refiner != nil {
@@ -171,7 +194,7 @@ public final class Pipeline {
 
     private func emitEpoch(_ output: EpochOutput) {
         switch output {
-        case .fix(let l): emit(.fix(l))
+        case .fix(let l): emitFix(l)
         case .sky(let s): if settings.emitSky { emit(.sky(s)) }
         }
     }
@@ -197,6 +220,81 @@ public final class Pipeline {
             for e in followUps { emit(e) }
         }
         if buffer.count >= flushThreshold { flush() }
+    }
+
+    /// A receiver fix (or a no-fix epoch) through the smoother: smoothed when it has a position; dead reckoned
+    /// (status 6, mode kept) when it has none and the outage is young; as parsed otherwise ("location unavailable").
+    private func emitFix(_ fix: Location) {
+        guard smoother != nil else { emit(.fix(fix)); return }
+        if fix.latitudeDegrees != nil, fix.longitudeDegrees != nil, fix.mode != .noFix, fix.time != nil {
+            guard var out = smoother?.process(fix: fix) else { return }
+            if smoother?.lastOutcome == .duplicate || smoother?.lastOutcome == .outOfOrder { return }
+            if out.mode == .unknown { out.mode = fix.mode }
+            lastGoodMode = fix.mode == .unknown ? lastGoodMode : fix.mode
+            lastSmoothedFixTime = fix.time
+            lastFixMonotonicNanos = currentMonotonicNanos
+            reportedUnavailable = false
+            fixesSmoothed += 1
+            if settings.pauseWhenStationary {
+                if out.isStationary == true {
+                    if pausedStationary { fixesPaused += 1; return }
+                    pausedStationary = true
+                } else {
+                    pausedStationary = false
+                }
+            }
+            lastOutputFixTime = out.time
+            emit(.fix(out))
+            return
+        }
+        if let t = fix.time, let dr = deadReckoned(at: t, template: fix) {
+            emit(.fix(dr))
+            return
+        }
+        emit(.fix(fix))
+    }
+
+    private func deadReckoned(at t: Timestamp, template: Location) -> Location? {
+        guard var dr = smoother?.deadReckon(to: t) else { return nil }
+        dr.mode = lastGoodMode
+        dr.satellitesUsed = template.satellitesUsed
+        dr.satellitesVisible = template.satellitesVisible
+        fixesDeadReckoned += 1
+        lastOutputFixTime = t
+        pausedStationary = false
+        return dr
+    }
+
+    /// Inertial samples into the smoother, on the fixes' UTC time base (monotonic offset from the last fix). With
+    /// fixes gone but inertial data flowing, emits a dead-reckoned fix every `deadReckoningIntervalSeconds` until the
+    /// outage limit, then one "no fix" (location unavailable).
+    private func smoothMotion(_ sample: MotionSample, _ event: SensorEvent) {
+        guard let fixTime = lastSmoothedFixTime, let fixMono = lastFixMonotonicNanos, let mono = event.monotonicNanos,
+              mono >= fixMono else { return }
+        let t = fixTime.adding(nanoseconds: mono - fixMono)
+        switch sample {
+        case .accelerometer(let a, let bias): smoother?.process(specificForceBody: bias.map { a - $0 } ?? a, at: t)
+        case .accelerometerRaw(let raw): smoother?.process(specificForceBody: raw.vector, at: t)
+        case .gyroscope(let w, let drift): smoother?.process(angularRateBody: drift.map { w - $0 } ?? w, at: t)
+        case .gyroscopeRaw(let raw): smoother?.process(angularRateBody: raw.vector, at: t)
+        default: return
+        }
+        let sinceFix = Double(t.nanosecondsSince1970 - fixTime.nanosecondsSince1970) / 1e9
+        let sinceOutput = lastOutputFixTime.map { Double(t.nanosecondsSince1970 - $0.nanosecondsSince1970) / 1e9 } ?? .infinity
+        guard sinceFix >= 1.5 * settings.deadReckoningIntervalSeconds, sinceOutput >= settings.deadReckoningIntervalSeconds,
+              !reportedUnavailable else { return }
+        var template = Location()
+        template.time = t
+        if let dr = deadReckoned(at: t, template: template) {
+            emit(.fix(dr))
+        } else {
+            reportedUnavailable = true
+            var none = Location()
+            none.time = t
+            none.mode = .noFix
+            lastOutputFixTime = t
+            emit(.fix(none))
+        }
     }
 
     /// A live source's availability changed: an unavailable heading source makes the heading invalid (one

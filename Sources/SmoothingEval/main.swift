@@ -11,6 +11,7 @@ func fixes(_ path: String, uereMeters: Double? = nil, date: CivilDate? = nil) th
     var settings = Pipeline.Settings()
     settings.emitSky = false
     settings.heading = nil
+    settings.smoothing = nil   // the receiver's fixes as parsed: the smoother under test runs separately
     // SPAN RMC sentences in two reference files fail their checksums, so GGA alone gives no date: borrow the drive's.
     settings.referenceDate = date
     if let u = uereMeters { settings.epoch.horizontalUEREMeters = u }

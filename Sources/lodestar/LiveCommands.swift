@@ -109,6 +109,7 @@ struct Run: ParsableCommand {
     @OptionGroup var live: LiveOptions
     @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var headingOptions: HeadingOptions
+    @OptionGroup var smoothingOptions: SmoothingOptions
 
     @Option(name: .long, help: "With gpsd://: relay gpsd's raw NMEA (nmea, default; parsed by Lodestar) or take gpsd's own fixes (json).")
     var gpsdMode: GPSDSource.Mode = .nmea
@@ -138,6 +139,7 @@ struct Run: ParsableCommand {
         settings.referenceDate = CivilDate(daysSinceEpochFromClock: clinux_realtime_ns())
         settings.externalFixProviders.insert("gpsd")
         headingOptions.apply(to: &settings, today: CivilDate(daysSinceEpochFromClock: clinux_realtime_ns()))
+        try smoothingOptions.apply(to: &settings)
         settings.locationSourceNames = Set(sources.map(\.name).filter { $0.hasPrefix("gps") })
         settings.headingSourceNames = Set(sources.map(\.name).filter { $0.hasPrefix("imu") })
         let pipeline = Pipeline(settings: settings, encoder: makeEncoder(options.output), sinks: sinks)

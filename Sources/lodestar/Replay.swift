@@ -56,6 +56,7 @@ struct Replay: ParsableCommand {
 
     @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var headingOptions: HeadingOptions
+    @OptionGroup var smoothingOptions: SmoothingOptions
 
     @Flag(name: .long, help: "Replay at recorded pace (same as --speed 1).")
     var realtime = false
@@ -102,6 +103,7 @@ struct Replay: ParsableCommand {
             settings.passthrough = outputOptions.passthrough
             settings.flushEveryEvent = pace != nil
             headingOptions.apply(to: &settings, today: today)
+            try smoothingOptions.apply(to: &settings)
             let encoder = makeEncoder(outputOptions.output)
             var pipeline: Pipeline?
             var pacer = Pacer(speed: pace)

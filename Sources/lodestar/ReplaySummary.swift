@@ -10,6 +10,8 @@ struct ReplaySummary {
     var recordRejections: [String: Int] = [:]
     var nmea = NMEAStatistics()
     var fixes = 0
+    var deadReckoned = 0
+    var paused = 0
     var sky = 0
     var headings = 0
 
@@ -24,6 +26,8 @@ struct ReplaySummary {
         if let pipeline {
             nmea = pipeline.nmeaStatistics
             fixes = pipeline.fixesEmitted
+            deadReckoned = pipeline.fixesDeadReckoned
+            paused = pipeline.fixesPaused
             sky = pipeline.skyEmitted
             headings = pipeline.headingsEmitted
         }
@@ -36,6 +40,8 @@ struct ReplaySummary {
         for (k, v) in o.recordRejections { recordRejections[k, default: 0] += v }
         nmea = nmea + o.nmea
         fixes += o.fixes
+        deadReckoned += o.deadReckoned
+        paused += o.paused
         sky += o.sky
         headings += o.headings
     }
@@ -53,7 +59,10 @@ struct ReplaySummary {
             if nmea.garbageBytes > 0 { out += ", \(nmea.garbageBytes) garbage bytes skipped" }
             if nmea.encapsulatedSkipped > 0 { out += ", \(nmea.encapsulatedSkipped) '!' lines skipped" }
         }
-        out += "; output: \(fixes) fixes, \(sky) sky"
+        out += "; output: \(fixes) fixes"
+        if deadReckoned > 0 { out += " (\(deadReckoned) dead-reckoned)" }
+        if paused > 0 { out += ", \(paused) paused while stationary" }
+        out += ", \(sky) sky"
         if headings > 0 { out += ", \(headings) headings" }
         return out
     }

@@ -125,10 +125,12 @@ func path(_ fixes: ArraySlice<Location>) -> Double {
         for f in raw { sm.append(smoother.process(fix: f)); stationary.append(smoother.isStationary) }
         let parkedRaw = path(raw[30..<210]), parkedSm = path(sm[30..<210])
         print("parked 180 s: raw path \(parkedRaw) m, smoothed \(parkedSm) m; stationary at \(stationary.firstIndex(of: true) ?? -1)")
-        // Target from issue 5: ≤ 1 m per 3 min. Measured 5.6 m (raw 1010 m): the hold re-snaps when the estimate
-        // leaves the deadband. Regression guard at the measured level; the target stays visible as a known issue.
-        #expect(parkedSm <= 6.0)
-        withKnownIssue("parked false path target 1 m / 3 min not met: measured 5.6 m with 5 m noise") {
+        // Target from issue 5: ≤ 1 m per 3 min. On this white-noise track the hold (at the mean of the parked
+        // fixes, re-centred beyond 2 × radius / √n) draws 12.3 m (raw 1010 m); the earlier hold drew 5.6 m here but
+        // 5–17 m on the real Pixel 4 stops, where this one draws 0.26 m (MTV-1). Both levels stay visible.
+        #expect(parkedSm <= 13.0)
+        withKnownIssue("parked false path on white noise: measured 12.3 m per 3 min (earlier hold 5.6 m; target 1 m)") {
+            #expect(parkedSm <= 6.0)
             #expect(parkedSm <= 1.0)
         }
         #expect(stationary[40] && !stationary[215])
@@ -176,7 +178,7 @@ func path(_ fixes: ArraySlice<Location>) -> Double {
         var accuracies: [Double] = []
         for s in [1, 5, 10, 20] {
             let p = smoother.predict(to: Track.t0.adding(nanoseconds: Int64(59 + s) * 1_000_000_000))
-            #expect(p?.quality == .deadReckoning)
+            #expect(p?.quality == .gnssDeadReckoning)
             accuracies.append(p?.horizontalAccuracyMeters ?? 0)
             if let p { print("outage +\(s) s: error \(track.error(p, 59 + s)) m, accuracy \(p.horizontalAccuracyMeters!) m") }
         }

@@ -6,9 +6,12 @@ import TestSupport
 
 @Suite("Replay of non-NMEA sources through the pipeline")
 struct ReplaySourcesTests {
+    /// The fixes as parsed (smoothing off: these tests check which source rows become fixes).
     static func fixes(_ path: String) throws -> [Location] {
         let reader = try CaptureDetector.open(path: path, format: nil)
-        let pipeline = Pipeline(encoder: LodestarJSONEncoder(), sinks: [])
+        var settings = Pipeline.Settings()
+        settings.smoothing = nil
+        let pipeline = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
         var out: [Location] = []
         pipeline.observer = { if case .fix(let l) = $0 { out.append(l) } }
         while let e = try reader.next() { pipeline.process(e) }
