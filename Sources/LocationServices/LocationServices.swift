@@ -89,6 +89,7 @@ public final class LocationServicesStage {
                     send(.location(u), emit)
                 }
             }
+            if let t = fix.time, let b = batcher?.advance(to: t) { send(.batch(b), emit) }
         }
         if let s = significant?.process(fix) { send(.significantChange(s), emit) }
         if !regions.regions.isEmpty {

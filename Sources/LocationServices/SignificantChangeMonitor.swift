@@ -71,6 +71,13 @@ public struct DeferredBatcher: Sendable {
         return nil
     }
 
+    /// Time passes (every fix's time, delivered or not): delivers the batch once `seconds` have passed since its
+    /// first fix even when no further fix is delivered (e.g. while stopped under a distance filter).
+    public mutating func advance(to t: Timestamp) -> LocationBatch? {
+        guard let s = seconds, let t0 = pending.first?.time, t0.seconds(to: t) >= s else { return nil }
+        return take(.timeout)
+    }
+
     public mutating func finish() -> LocationBatch? { pending.isEmpty ? nil : take(.finished) }
 
     private mutating func take(_ reason: LocationBatch.Reason) -> LocationBatch {

@@ -1,4 +1,5 @@
 import LocationCore
+import LocationServices
 import Magnetics
 import NMEA
 
@@ -59,6 +60,8 @@ public final class Pipeline {
     private let flushThreshold = 1 << 16
     /// Optional observer of every output event (tests, the Swift API).
     public var observer: ((OutputEvent) -> Void)?
+    /// Location services applied to every fix (regions, visits, update policy…; see ServiceEventEncoding.swift).
+    public var services: LocationServicesStage?
 
     private var heading: HeadingEstimator?
     private var refiner: BackgroundRefiner?
@@ -190,7 +193,8 @@ public final class Pipeline {
         default: break
         }
         observer?(event)
-        encoder.encode(event, into: &buffer)
+        if shouldEncode(event) { encoder.encode(event, into: &buffer) }
+        if let services, case .fix(let l) = event { services.process(l) { emit(.service($0)) } }
         if !emitAfterStatus.isEmpty {
             let followUps = emitAfterStatus
             emitAfterStatus.removeAll()
@@ -243,6 +247,7 @@ public final class Pipeline {
             }
             s.assembler.finish { emitEpoch($0) }
         }
+        services?.finish { emit(.service($0)) }
         flush()
     }
 
