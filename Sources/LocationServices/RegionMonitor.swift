@@ -40,7 +40,8 @@ public struct RegionEvent: Sendable, Hashable {
 /// Region monitoring for thousands of circular regions at once.
 ///
 /// **Hysteresis rule.** With d the distance from a fix to the centre, r the radius and a the fix's horizontal
-/// accuracy, the margin is h = max(`minimumMarginMeters`, a). A fix *observes inside* when d ≤ r − min(h, r/2) and
+/// accuracy, the margin is h = max(`minimumMarginMeters`, `accuracyFactor` × a) (factor 2 by default: about the
+/// 95 % radius). A fix *observes inside* when d ≤ r − min(h, r/2) and
 /// *observes outside* when d ≥ r + h; in between it observes nothing (the band around the boundary). The state
 /// changes only after `confirmationFixes` (default 2) consecutive fixes observe the other state; a fix in the band
 /// resets the count. So a receiver jittering at the boundary by less than its own accuracy never flaps. Fixes
@@ -53,15 +54,16 @@ public struct RegionEvent: Sendable, Hashable {
 /// state still changes).
 ///
 /// **Index.** Regions are kept in a latitude/longitude grid, each registered in every cell its circle grown by
-/// `maximumAccuracyMeters` touches; a fix checks only its cell's regions plus the few regions that are inside,
-/// pending or undetermined. A region not in the fix's cell is farther than r + `maximumAccuracyMeters`, so it
-/// observes outside at once.
+/// `accuracyFactor` × `maximumAccuracyMeters` touches; a fix checks only its cell's regions plus the few regions that are inside,
+/// pending or undetermined. A region not in the fix's cell is farther than r + `accuracyFactor` × `maximumAccuracyMeters`,
+/// so it observes outside at once.
 ///
 /// **Persistence.** `encodeState()` / `restoreState(_:)` carry each region's state, pending confirmation and last
 /// event time plus the last processed fix time, so a restarted monitor neither repeats nor misses an event.
 public struct RegionMonitor: Sendable {
     public struct Settings: Sendable, Hashable {
         public var minimumMarginMeters = 5.0
+        public var accuracyFactor = 2.0
         public var confirmationFixes = 2
         public var maximumAccuracyMeters = 100.0
         public init() {}
@@ -141,7 +143,7 @@ public struct RegionMonitor: Sendable {
         if gridDirty { rebuildGrid() }
         generation &+= 1
         if generation == 0 { for k in stamp.indices { stamp[k] = 0 }; generation = 1 }
-        let h = Swift.max(settings.minimumMarginMeters, a)
+        let h = Swift.max(settings.minimumMarginMeters, settings.accuracyFactor * a)
         let g = generation
         let grid = self.grid
         grid.forEachCandidate(c) { i in
@@ -191,7 +193,7 @@ public struct RegionMonitor: Sendable {
     }
 
     private mutating func rebuildGrid() {
-        grid = Grid(regions: regions, growMeters: Swift.max(settings.maximumAccuracyMeters, settings.minimumMarginMeters))
+        grid = Grid(regions: regions, growMeters: Swift.max(settings.accuracyFactor * settings.maximumAccuracyMeters, settings.minimumMarginMeters))
         gridDirty = false
     }
 
