@@ -25,7 +25,7 @@ let package = Package(
         .target(name: "LocationCore", swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
         .target(name: "NMEA", dependencies: ["LocationCore"], swiftSettings: strict),
         .target(name: "Capture", dependencies: ["LocationCore", "NMEA"], swiftSettings: strict),
-        .target(name: "Pipeline", dependencies: ["LocationCore", "NMEA", "Capture", "Magnetics", "Estimation"], swiftSettings: strict),
+        .target(name: "Pipeline", dependencies: ["LocationCore", "NMEA", "Capture", "Magnetics", "Estimation", "LocationServices"], swiftSettings: strict),
         // Data files embedded at compile time (WMM coefficients); a C target so no Foundation Bundle is needed.
         .target(name: "LodestarData", exclude: ["WMM.COF"]),
         .target(name: "Magnetics", dependencies: ["LocationCore", "LodestarData"], swiftSettings: strict),
@@ -36,13 +36,13 @@ let package = Package(
 
         .executableTarget(
             name: "lodestar",
-            dependencies: ["LocationCore", "NMEA", "Capture", "Pipeline", "Devices", "Magnetics",
+            dependencies: ["LocationCore", "NMEA", "Capture", "Pipeline", "Devices", "Magnetics", "LocationServices",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         // libFuzzer entry point (built by `make fuzz`); without -DFUZZING it replays corpus files as a regression runner.
         .executableTarget(name: "LodestarFuzz", dependencies: ["NMEA", "Capture", "Pipeline"], swiftSettings: strict),
         // Micro-benchmarks printed by `make bench` (see docs/benchmarks.md for why not ordo-one/benchmark).
-        .executableTarget(name: "LodestarBench", dependencies: ["NMEA", "Capture", "Pipeline", "Devices", "Magnetics", "CLinux", "Estimation"],
+        .executableTarget(name: "LodestarBench", dependencies: ["NMEA", "Capture", "Pipeline", "Devices", "Magnetics", "CLinux", "Estimation", "LocationServices"],
                          swiftSettings: strict),
 
         // Position smoothing (motion-aided Kalman filter) used by the pipeline.
@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "DevicesTests", dependencies: ["Devices", "Pipeline", "NMEA", "CGPS", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "EstimationTests", dependencies: ["Estimation", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MagneticsTests", dependencies: ["Magnetics", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "LocationServicesTests", dependencies: ["LocationServices", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "LocationServicesTests", dependencies: ["LocationServices", "Pipeline", "Capture", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "LodestarKitTests", dependencies: ["LodestarKit", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"], exclude: ["Expected"], swiftSettings: strict),

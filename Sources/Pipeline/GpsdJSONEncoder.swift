@@ -115,6 +115,7 @@ public struct GpsdJSONEncoder: OutputEncoder {
                 w.number(&out, "acc_z", a.z, decimals: 3)
             }
             w.end(&out)
+        case .service(let s): encodeService(s, into: &out)
         case .status, .sentence, .calibrationNeeded, .calibrationRefined, .availability:
             break
         }

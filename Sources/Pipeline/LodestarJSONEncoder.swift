@@ -108,6 +108,7 @@ public struct LodestarJSONEncoder: OutputEncoder {
             w.bool(&out, "locationServicesEnabled", location)
             w.bool(&out, "headingAvailable", heading)
             w.end(&out)
+        case .service(let s): encodeService(s, into: &out)
         case .sentence(let bytes):
             w.begin(&out, class: "nmea")
             var text = bytes[...]

@@ -24,6 +24,7 @@ public struct NMEAOutputEncoder: OutputEncoder {
             out.append(string: encoder.hdg(sensorDegrees: h.magneticHeadingDegrees, deviationDegrees: 0,
                                            variationDegrees: h.declinationDegrees))
             out.append(string: encoder.hdm(headingMagneticDegrees: h.magneticHeadingDegrees))
+        case .service(let s): encodeService(s, into: &out)
         case .sky, .status, .calibrationNeeded, .calibrationRefined, .availability:
             break
         }

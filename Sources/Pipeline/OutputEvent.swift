@@ -1,5 +1,6 @@
 import LocationCore
 import Magnetics
+import LocationServices
 
 /// A source's availability, reported on the output stream as `status` events.
 public struct StatusReport: Sendable, Hashable {
@@ -30,6 +31,8 @@ public enum OutputEvent: Sendable {
     case calibrationRefined(CalibrationResult)
     /// Core Location–style availability of the whole session changed (live sources).
     case availability(locationServicesEnabled: Bool, headingAvailable: Bool)
+    /// Location services (updates under a policy, regions, visits, significant changes, batches; docs/services.md).
+    case service(ServiceEvent)
 }
 
 /// The output formats.

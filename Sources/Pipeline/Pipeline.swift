@@ -1,5 +1,6 @@
 import Estimation
 import LocationCore
+import LocationServices
 import Magnetics
 import NMEA
 
@@ -67,6 +68,8 @@ public final class Pipeline {
     private let flushThreshold = 1 << 16
     /// Optional observer of every output event (tests, the Swift API).
     public var observer: ((OutputEvent) -> Void)?
+    /// Location services applied to every fix (regions, visits, update policy…; see ServiceEventEncoding.swift).
+    public var services: LocationServicesStage?
 
     private var smoother: PositionSmoother?
     /// Time base for inertial samples: the monotonic time of the event that carried the last fix, and its UTC.
@@ -213,7 +216,8 @@ public final class Pipeline {
         default: break
         }
         observer?(event)
-        encoder.encode(event, into: &buffer)
+        if shouldEncode(event) { encoder.encode(event, into: &buffer) }
+        if let services, case .fix(let l) = event { services.process(l) { emit(.service($0)) } }
         if !emitAfterStatus.isEmpty {
             let followUps = emitAfterStatus
             emitAfterStatus.removeAll()
@@ -341,6 +345,7 @@ public final class Pipeline {
             }
             s.assembler.finish { emitEpoch($0) }
         }
+        services?.finish { emit(.service($0)) }
         flush()
     }
 

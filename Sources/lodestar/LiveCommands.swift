@@ -110,6 +110,7 @@ struct Run: ParsableCommand {
     @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var headingOptions: HeadingOptions
     @OptionGroup var smoothingOptions: SmoothingOptions
+    @OptionGroup(title: "Location services") var serviceOptions: ServiceOptions
 
     @Option(name: .long, help: "With gpsd://: relay gpsd's raw NMEA (nmea, default; parsed by Lodestar) or take gpsd's own fixes (json).")
     var gpsdMode: GPSDSource.Mode = .nmea
@@ -143,6 +144,7 @@ struct Run: ParsableCommand {
         settings.locationSourceNames = Set(sources.map(\.name).filter { $0.hasPrefix("gps") })
         settings.headingSourceNames = Set(sources.map(\.name).filter { $0.hasPrefix("imu") })
         let pipeline = Pipeline(settings: settings, encoder: makeEncoder(options.output), sinks: sinks)
+        pipeline.services = serviceOptions.makeStage()
         let counter = SessionCounter()
         let echo = !quiet
         pipeline.observer = { counter.observe($0, echoStatus: echo) }
@@ -157,6 +159,7 @@ struct Run: ParsableCommand {
         }
         let runner = LiveRunner(sources: sources, pipeline: pipeline, recorder: recorder)
         do { try runner.run() } catch { fail(error.description, code: Exit.ioError) }
+        serviceOptions.saveState(pipeline.services)
         fifo?.close()
         if !quiet {
             var line = "lodestar: run: \(counter.fixes) fixes"

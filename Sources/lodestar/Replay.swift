@@ -57,6 +57,7 @@ struct Replay: ParsableCommand {
     @OptionGroup var outputOptions: OutputOptions
     @OptionGroup var headingOptions: HeadingOptions
     @OptionGroup var smoothingOptions: SmoothingOptions
+    @OptionGroup(title: "Location services") var serviceOptions: ServiceOptions
 
     @Flag(name: .long, help: "Replay at recorded pace (same as --speed 1).")
     var realtime = false
@@ -96,6 +97,7 @@ struct Replay: ParsableCommand {
         }
         let today = CivilDate(daysSinceEpochFromClock: clinux_realtime_ns())
         var totals = ReplaySummary()
+        let services = serviceOptions.makeStage()
         for (file, reader) in readers {
             var settings = Pipeline.Settings()
             settings.framer = NMEAFramer.Options(acceptMissingChecksum: lenient)
@@ -113,6 +115,7 @@ struct Replay: ParsableCommand {
                     if pipeline == nil {
                         settings.referenceDate = reader.header.referenceDate ?? referenceDate.flatMap(parseISODate) ?? today
                         pipeline = Pipeline(settings: settings, encoder: encoder, sinks: sinks)
+                        pipeline?.services = services
                     }
                     guard let p = pipeline else { break }
                     pacer.wait(for: event, lastFixTime: p.lastFixTime)
@@ -129,6 +132,7 @@ struct Replay: ParsableCommand {
             totals.add(summary)
             if clinux_stop_requested() != 0 || (pipeline?.allSinksBroken ?? false) { break }
         }
+        serviceOptions.saveState(services)
         if let fifo {
             if !quiet && fifo.droppedLines > 0 {
                 printError("lodestar: FIFO \(fifo.path): \(fifo.droppedLines) lines dropped while no reader was attached or the pipe was full")

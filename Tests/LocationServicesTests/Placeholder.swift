@@ -1,3 +1,0 @@
-import Testing
-@testable import LocationServices
-@Test func LocationServicesBuilds() { #expect(Bool(true)) }

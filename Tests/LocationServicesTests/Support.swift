@@ -1,0 +1,76 @@
+import Capture
+import LocationCore
+import LocationServices
+import Pipeline
+import TestSupport
+
+/// Deterministic random numbers (SplitMix64) and Gaussian noise for simulated tracks.
+struct SeededRandom {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func uniform() -> Double { Double(next() >> 11) * 0x1p-53 }
+    mutating func uniform(_ a: Double, _ b: Double) -> Double { a + (b - a) * uniform() }
+    mutating func normal() -> Double {
+        let u1 = Swift.max(uniform(), 1e-300), u2 = uniform()
+        return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
+    }
+}
+
+let origin = Coordinate(latitudeDegrees: 37.4, longitudeDegrees: -122.1)
+let t0 = Timestamp(year: 2025, month: 6, day: 1, hour: 12) ?? Timestamp(nanosecondsSince1970: 0)
+
+func fix(_ seconds: Double, _ c: Coordinate, accuracy: Double? = 5, speed: Double? = nil) -> Location {
+    var l = Location()
+    l.time = t0.adding(seconds: seconds)
+    l.latitudeDegrees = c.latitudeDegrees
+    l.longitudeDegrees = c.longitudeDegrees
+    l.mode = .threeD
+    l.quality = .gps
+    l.horizontalAccuracyMeters = accuracy
+    l.speedMetersPerSecond = speed
+    return l
+}
+
+/// 1-σ per-axis noise for a 68 % horizontal radius `a` (2-D Gaussian: radius68 ≈ 1.515 σ).
+func jittered(_ c: Coordinate, accuracy a: Double, _ rng: inout SeededRandom) -> Coordinate {
+    let sigma = a / 1.515
+    return Geo.offset(c, northMeters: sigma * rng.normal(), eastMeters: sigma * rng.normal())
+}
+
+/// Fixes of a capture run through the real pipeline (no heading), in order.
+func pipelineFixes(_ path: String) throws -> [Location] {
+    let reader = try CaptureDetector.open(path: path, format: nil, lineEvents: false)
+    var settings = Pipeline.Settings()
+    settings.heading = nil
+    settings.emitSky = false
+    var pipeline: Pipeline?
+    var fixes: [Location] = []
+    while let e = try reader.next() {
+        if pipeline == nil {
+            settings.referenceDate = reader.header.referenceDate ?? CivilDate(year: 2020, month: 6, day: 1)
+            let p = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
+            p.observer = { if case .fix(let l) = $0 { fixes.append(l) } }
+            pipeline = p
+        }
+        pipeline?.process(e)
+    }
+    pipeline?.finish()
+    return fixes
+}
+
+func regionEvents(_ monitor: inout RegionMonitor, _ fixes: [Location]) -> [RegionEvent] {
+    var events: [RegionEvent] = []
+    for f in fixes { monitor.process(f, into: &events) }
+    return events
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

@@ -1,3 +1,0 @@
-import Testing
-import LodestarKit
-@Test func LodestarKitBuilds() { #expect(Bool(true)) }
