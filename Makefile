@@ -46,10 +46,12 @@ bench: deps
 	$(SWIFT) build -c release --product LodestarEval
 	scripts/bench.sh
 
-# Heading accuracy on the real recordings in ../shared/data/mag (BROAD trials, x-io Fusion), and its per-sample cost.
+# Heading accuracy on the real recordings in ../shared/data/mag (BROAD trials, x-io Fusion), and its per-sample cost;
+# position smoothing raw vs smoothed on ../shared/data/gnss (GSDC Pixel 4, F9K, the walk with a real IMU).
 eval: deps
 	$(SWIFT) run -c release LodestarEval
 	$(SWIFT) run -c release LodestarEval bench
+	$(SWIFT) run -c release SmoothingEval
 
 fuzz: deps
 	scripts/fuzz.sh $(FUZZ_SECONDS)
