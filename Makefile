@@ -52,6 +52,7 @@ eval: deps
 	$(SWIFT) run -c release LodestarEval
 	$(SWIFT) run -c release LodestarEval bench
 	$(SWIFT) run -c release SmoothingEval
+	python3 scripts/geodata/evalset.py > /tmp/lodestar-geocoding-eval.csv && $(SWIFT) run -c release GeocodingEval /tmp/lodestar-geocoding-eval.csv
 
 fuzz: deps
 	scripts/fuzz.sh $(FUZZ_SECONDS)

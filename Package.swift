@@ -36,13 +36,13 @@ let package = Package(
 
         .executableTarget(
             name: "lodestar",
-            dependencies: ["LocationCore", "NMEA", "Capture", "Pipeline", "Devices", "Magnetics", "LocationServices",
+            dependencies: ["LocationCore", "NMEA", "Capture", "Pipeline", "Devices", "Magnetics", "LocationServices", "Geocoding",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         // libFuzzer entry point (built by `make fuzz`); without -DFUZZING it replays corpus files as a regression runner.
         .executableTarget(name: "LodestarFuzz", dependencies: ["NMEA", "Capture", "Pipeline"], swiftSettings: strict),
         // Micro-benchmarks printed by `make bench` (see docs/benchmarks.md for why not ordo-one/benchmark).
-        .executableTarget(name: "LodestarBench", dependencies: ["NMEA", "Capture", "Pipeline", "Devices", "Magnetics", "CLinux", "Estimation", "LocationServices"],
+        .executableTarget(name: "LodestarBench", dependencies: ["NMEA", "Capture", "Pipeline", "Devices", "Magnetics", "CLinux", "Estimation", "LocationServices", "Geocoding"],
                          swiftSettings: strict),
 
         // Position smoothing (motion-aided Kalman filter) used by the pipeline.
@@ -50,8 +50,10 @@ let package = Package(
         // Location services on fixes: update policies, significant change, regions, visits, deferred delivery (pure).
         .target(name: "LocationServices", dependencies: ["LocationCore"], swiftSettings: strict),
         // Offline geocoding: bundled GeoNames / Natural Earth / time-zone data embedded at compile time.
-        .target(name: "LodestarGeoData"),
+        .target(name: "LodestarGeoData", exclude: ["geodata.bin"]),
         .target(name: "Geocoding", dependencies: ["LocationCore", "LodestarGeoData"], swiftSettings: strict),
+        // Geocoding quality report on GeoNames places outside the index (`make eval`, scripts/geodata/evalset.py).
+        .executableTarget(name: "GeocodingEval", dependencies: ["Geocoding"], swiftSettings: strict),
         // The Core Location-style Swift API (LocationManager, Geocoder) over the pipeline and live sources.
         .target(name: "LodestarKit", dependencies: ["LocationCore", "Capture", "Pipeline", "Devices", "Magnetics",
                                                     "Estimation", "LocationServices", "Geocoding"], swiftSettings: strict),

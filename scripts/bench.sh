@@ -69,3 +69,26 @@ if [ ! -r "$drive" ]; then drive="$work/simulated.nmea"; "$PWD/$BIN" simulate --
 # 6. WMM2025: Lodestar's model against GeographicLib's C++ MagneticModel on the same points, with validation
 # (converts WMM.COF for GeographicLib, compiles scripts/wmm-geographiclib/bench.cpp; skips without g++/GeographicLib).
 scripts/wmm-geographiclib/run.sh "$BENCH"
+
+# 6. Offline geocoding (docs/geocoding.md): load, reverse q/s on one core, forward µs/query, RSS; and as the peer in the
+# same run, Python reverse_geocoder (k-d tree over GeoNames cities1000, place + country code only) one by one.
+"$BENCH" geocode 1000000
+peer="$work/peer"
+if python3 -c "import reverse_geocoder" 2>/dev/null || python3 -m pip install -q --target "$peer" reverse_geocoder==1.5.1 >/dev/null 2>&1; then
+  PYTHONPATH="$peer" python3 - <<'PY'
+import random, time, resource, math
+import reverse_geocoder as rg
+t = time.time(); rg.search([(0.0, 0.0)], mode=1, verbose=False); load = time.time() - t
+random.seed(3)
+pts = [(math.degrees(math.asin(2 * random.random() - 1)), random.random() * 360 - 180) for _ in range(20000)]
+t = time.time()
+for p in pts: rg.search([p], mode=1, verbose=False)
+one = len(pts) / (time.time() - t)
+t = time.time(); rg.search(pts, mode=1, verbose=False); batch = len(pts) / (time.time() - t)
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(f"peer reverse_geocoder 1.5.1: load {load*1000:.0f} ms; {one:.0f} queries/s one by one, {batch:.0f}/s batched; peak RSS {rss:.0f} MB")
+open("/tmp/lodestar-bench-peer-qps", "w").write(f"{one:.0f}\n")
+PY
+else
+  echo "peer reverse_geocoder: not installable here (pip), skipped"
+fi

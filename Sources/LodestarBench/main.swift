@@ -43,6 +43,7 @@ let args = CommandLine.arguments
 if args.count >= 2 && args[1] == "calibration" { CalibrationBenchmark.run(); exit(0) }
 if args.count >= 3 && args[1] == "smoothing" { exit(SmoothingBenchmark.run(path: args[2])) }
 if args.count >= 2 && args[1] == "regions" { exit(RegionsBenchmark.run(regionCount: args.count > 2 ? Int(args[2]) ?? 10_000 : 10_000)) }
+if args.count >= 2 && args[1] == "geocode" { exit(GeocodingBenchmark.run(queries: args.count > 2 ? Int(args[2]) ?? 1_000_000 : 1_000_000)) }
 if args.count >= 3 && args[1] == "latency" {
     exit(LatencyBenchmark.run(lodestar: args[2], count: args.count > 3 ? Int(args[3]) ?? 10_000 : 10_000))
 }

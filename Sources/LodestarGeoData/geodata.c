@@ -1,1 +1,13 @@
 #include "lodestar_geodata.h"
+#pragma clang diagnostic ignored "-Wc23-extensions"
+
+// Built by scripts/geodata/build.py; format in docs/geocoding.md. Aligned so the Swift side can read
+// 32-bit little-endian arrays in place (zero-copy).
+static const unsigned char geodata[] __attribute__((aligned(16))) = {
+#embed "geodata.bin"
+};
+
+const unsigned char *lodestar_geodata(size_t *length) {
+    *length = sizeof geodata;
+    return geodata;
+}

@@ -16,7 +16,8 @@ struct Lodestar: ParsableCommand {
         See docs/ (cli.md, output.md, capture-format.md, nmea.md) for details.
         """,
         version: LodestarVersion.string,
-        subcommands: [Replay.self, Run.self, Record.self, Devices.self, Calibrate.self, Field.self, Simulate.self]
+        subcommands: [Replay.self, Run.self, Record.self, Devices.self, Calibrate.self, Field.self, Simulate.self,
+                      Reverse.self, Geocode.self, About.self]
     )
 }
 

