@@ -89,6 +89,8 @@ public struct Location: Sendable, Hashable {
     public var isStationary: Bool?
     /// The position was smoothed by the motion-aided filter (false: as the receiver reported it).
     public var isSmoothed = false
+    /// The current placemark (`--placemark`), recomputed only when the position moved significantly.
+    public var placemark: PlacemarkSummary?
 
     public init() {}
 

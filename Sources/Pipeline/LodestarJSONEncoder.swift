@@ -37,6 +37,21 @@ public struct LodestarJSONEncoder: OutputEncoder {
             w.integer(&out, "dgpsStation", l.dgpsStation)
             w.bool(&out, "isStationary", l.isStationary)
             if l.isSmoothed { w.bool(&out, "smoothed", true) }
+            if let p = l.placemark {
+                w.rawKey(&out, "placemark")
+                var o = JSONWriter()
+                out.append(0x7B)
+                o.string(&out, "name", p.name)
+                o.string(&out, "locality", p.locality)
+                o.string(&out, "subLocality", p.subLocality)
+                o.string(&out, "administrativeArea", p.administrativeArea)
+                o.string(&out, "subAdministrativeArea", p.subAdministrativeArea)
+                o.string(&out, "isoCountryCode", p.isoCountryCode)
+                o.string(&out, "country", p.country)
+                o.string(&out, "ocean", p.ocean)
+                o.string(&out, "timeZone", p.timeZone)
+                out.append(0x7D)
+            }
             w.end(&out)
         case .sky(let s):
             w.begin(&out, class: "sky")

@@ -45,6 +45,8 @@ public final class Pipeline {
         public var pauseWhenStationary = false
         /// During a GNSS outage with inertial data flowing, a dead-reckoned fix is emitted at this interval, s.
         public var deadReckoningIntervalSeconds = 1.0
+        /// Attaches a placemark to each fix with a position (`--placemark`; the provider decides when to recompute).
+        public var placemarkProvider: (@Sendable (Location) -> PlacemarkSummary?)?
         public init() {}
         public static let `default` = Settings()
     }
@@ -203,6 +205,11 @@ public final class Pipeline {
     }
 
     public func emit(_ event: OutputEvent) {
+        var event = event
+        if let provider = settings.placemarkProvider, case .fix(var l) = event, l.latitudeDegrees != nil {
+            l.placemark = provider(l)
+            event = .fix(l)
+        }
         if case .status(let s) = event { noteStatus(s) }
         switch event {
         case .fix(let l):

@@ -141,6 +141,7 @@ struct Run: ParsableCommand {
         settings.externalFixProviders.insert("gpsd")
         headingOptions.apply(to: &settings, today: CivilDate(daysSinceEpochFromClock: clinux_realtime_ns()))
         try smoothingOptions.apply(to: &settings)
+        if options.placemark { settings.placemarkProvider = PlacemarkOption.provider() }
         settings.locationSourceNames = Set(sources.map(\.name).filter { $0.hasPrefix("gps") })
         settings.headingSourceNames = Set(sources.map(\.name).filter { $0.hasPrefix("imu") })
         let pipeline = Pipeline(settings: settings, encoder: makeEncoder(options.output), sinks: sinks)

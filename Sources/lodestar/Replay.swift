@@ -22,6 +22,9 @@ struct OutputOptions: ParsableArguments {
     @Flag(name: .long, help: "Do not emit satellite (sky) events.")
     var noSky = false
 
+    @Flag(name: .long, help: "Attach the offline geocoder's placemark (country, admin areas, locality, time zone) to each JSON fix; recomputed only after 100 m of movement.")
+    var placemark = false
+
     @Flag(name: .long, help: "Pass proprietary ($P…) and unsupported sentences through (as `nmea` events in JSON, verbatim in NMEA output).")
     var passthrough = false
 
@@ -106,6 +109,7 @@ struct Replay: ParsableCommand {
             settings.flushEveryEvent = pace != nil
             headingOptions.apply(to: &settings, today: today)
             try smoothingOptions.apply(to: &settings)
+            if outputOptions.placemark { settings.placemarkProvider = PlacemarkOption.provider() }
             let encoder = makeEncoder(outputOptions.output)
             var pipeline: Pipeline?
             var pacer = Pacer(speed: pace)

@@ -70,3 +70,20 @@ struct GeocodeCLITests {
         #expect(r.stdout.contains("ODbL"))
     }
 }
+
+@Suite("--placemark on replay")
+struct PlacemarkOptionTests {
+    @Test func everyFixOfTheShippedDriveCarriesItsPlacemark() throws {
+        let capture = SharedData.packageRoot.appendingPathComponent("captures/simulated-drive.lcap").path
+        let r = try Lodestar.run(["replay", "--placemark", "--no-sky", "--no-heading", capture])
+        #expect(r.status == 0, "\(r.stderr)")
+        let fixes = r.stdout.split(separator: "\n").filter { $0.contains("\"class\":\"fix\"") }
+        #expect(fixes.count == 300)
+        // The simulated drive is in Mountain View, California.
+        #expect(fixes.allSatisfy { $0.contains("\"isoCountryCode\":\"US\"") && $0.contains("\"timeZone\":\"America/Los_Angeles\"") })
+        #expect(fixes.allSatisfy { $0.contains("\"administrativeArea\":\"California\"") })
+        // Without the flag no placemark.
+        let plain = try Lodestar.run(["replay", "--no-sky", "--no-heading", capture])
+        #expect(!plain.stdout.contains("placemark"))
+    }
+}
