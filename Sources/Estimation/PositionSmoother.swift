@@ -113,7 +113,7 @@ public struct PositionSmoother: Sendable {
     var lowSpeedSince: Timestamp?
     var held: (east: Double, north: Double, radius: Double)?
     var stopSum: (east: Double, north: Double) = (0, 0)
-    public internal(set) var stopCount = 0
+    var stopCount = 0
     var lastReportedVariance = 25.0
     /// Where the output was at the last fix (for the convergence limit) and whether the last output was dead reckoned.
     var outputENU: (east: Double, north: Double)?
@@ -243,9 +243,7 @@ public struct PositionSmoother: Sendable {
         } else {
             gravityBody = f
         }
-        accelerationTime = accelerationTime ?? t
         accelWindow.add(f.norm, at: t.nanosecondsSince1970, windowNanos: Int64(settings.accelerometerWindowSeconds * 1e9))
-        stationaryProbeTime = t
     }
 
     /// A body-frame gyroscope sample (rad/s): its rate about the vertical turns the dead-reckoned velocity.
@@ -271,7 +269,6 @@ public struct PositionSmoother: Sendable {
         gyroCoveredUntil = t
     }
     var gyroCoveredUntil: Timestamp?
-    var stationaryProbeTime: Timestamp?
 
     /// Variance of the acceleration magnitude over the window, when the accelerometer is fresh at `t`.
     public func accelerometerVariance(at t: Timestamp) -> Double? {

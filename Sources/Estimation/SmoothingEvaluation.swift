@@ -55,7 +55,8 @@ public enum SmoothingEvaluation {
 
     static func key(_ t: Timestamp) -> Int64 { (t.nanosecondsSince1970 + 5_000_000) / 10_000_000 }
 
-    static func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    /// The p-quantile (0…1) of an ascending array, nearest rank; NaN when empty.
+    public static func percentile(_ sorted: [Double], _ p: Double) -> Double {
         guard !sorted.isEmpty else { return .nan }
         let idx = min(sorted.count - 1, max(0, Int((p * Double(sorted.count - 1)).rounded())))
         return sorted[idx]

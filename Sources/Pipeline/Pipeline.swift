@@ -238,10 +238,9 @@ public final class Pipeline {
     private func emitFix(_ fix: Location) {
         guard smoother != nil else { emit(.fix(fix)); return }
         if fix.latitudeDegrees != nil, fix.longitudeDegrees != nil, fix.mode != .noFix, fix.time != nil {
-            guard var out = smoother?.process(fix: fix) else { return }
+            guard let out = smoother?.process(fix: fix) else { return }
             if smoother?.lastOutcome == .duplicate || smoother?.lastOutcome == .outOfOrder { return }
-            if out.mode == .unknown { out.mode = fix.mode }
-            lastGoodMode = fix.mode == .unknown ? lastGoodMode : fix.mode
+            if fix.mode != .unknown { lastGoodMode = fix.mode }
             lastSmoothedFixTime = fix.time
             lastFixMonotonicNanos = currentMonotonicNanos
             reportedUnavailable = false

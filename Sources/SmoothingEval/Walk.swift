@@ -105,7 +105,7 @@ func walkEvaluation(root: String) {
         let e = sm.compactMap(error).sorted()
         let within = zip(sm, sm.map(error)).filter { $0.1 != nil && $0.0.horizontalAccuracyMeters != nil }
         let honest = Double(within.filter { $0.1! <= $0.0.horizontalAccuracyMeters! }.count) / Double(max(1, within.count))
-        print("  noise σ 1.5 m white + 1.5 m wander (τ 20 s): p50 \(f(pct(rawErrors, 0.5)))→\(f(pct(e, 0.5))), p95 \(f(pct(rawErrors, 0.95)))→\(f(pct(e, 0.95))) (ratio \(f(pct(e, 0.95) / pct(rawErrors, 0.95)))), max \(f(rawErrors.last ?? .nan))→\(f(e.last ?? .nan)), within accuracy \(f(honest))  [\(label)]")
+        print("  noise σ 1.5 m white + 1.5 m wander (τ 20 s): p50 \(f(SmoothingEvaluation.percentile(rawErrors, 0.5)))→\(f(SmoothingEvaluation.percentile(e, 0.5))), p95 \(f(SmoothingEvaluation.percentile(rawErrors, 0.95)))→\(f(SmoothingEvaluation.percentile(e, 0.95))) (ratio \(f(SmoothingEvaluation.percentile(e, 0.95) / SmoothingEvaluation.percentile(rawErrors, 0.95)))), max \(f(rawErrors.last ?? .nan))→\(f(e.last ?? .nan)), within accuracy \(f(honest))  [\(label)]")
     }
     // 2. Outages on the clean RTK track, starting every 5 s while walking (truth speed > 0.5 m/s).
     let times = truth.compactMap { $0.time?.secondsSince1970 }
@@ -127,11 +127,6 @@ func walkEvaluation(root: String) {
             start += 5
         }
         let ma = aided.reduce(0, +) / Double(max(1, aided.count)), mc = cv.reduce(0, +) / Double(max(1, cv.count))
-        print("  outage \(Int(length)) s (\(aided.count) blanks): error at the end, IMU-aided mean \(f(ma)) m (p50 \(f(pct(aided.sorted(), 0.5)))) vs constant-velocity mean \(f(mc)) m (p50 \(f(pct(cv.sorted(), 0.5)))) → ratio \(f(ma / mc))")
+        print("  outage \(Int(length)) s (\(aided.count) blanks): error at the end, IMU-aided mean \(f(ma)) m (p50 \(f(SmoothingEvaluation.percentile(aided.sorted(), 0.5)))) vs constant-velocity mean \(f(mc)) m (p50 \(f(SmoothingEvaluation.percentile(cv.sorted(), 0.5)))) → ratio \(f(ma / mc))")
     }
-}
-
-func pct(_ s: [Double], _ p: Double) -> Double {
-    guard !s.isEmpty else { return .nan }
-    return s[min(s.count - 1, max(0, Int((p * Double(s.count - 1)).rounded())))]
 }

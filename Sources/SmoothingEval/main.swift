@@ -68,10 +68,12 @@ for (name, rawPath, truthPath, uere) in cases {
     do {
         let raw = try fixes(root + "/" + rawPath, uereMeters: uere)
         let truth = try truthFromGGA(root + "/" + truthPath, date: raw.first!.time!.civilDate)
-        for label in ["default", "variant"] {
+        // VAR=key=value,… adds a row with changed settings (a tuning aid); otherwise only the defaults run.
+        let variant = ProcessInfo.processInfo.environment["VAR"]
+        for label in variant == nil ? ["default"] : ["default", "variant"] {
         var st = PositionSmoother.Settings.default
         if label == "variant" {
-            for kv in (ProcessInfo.processInfo.environment["VAR"] ?? "").split(separator: ",") {
+            for kv in (variant ?? "").split(separator: ",") {
                 let p = kv.split(separator: "="); guard p.count == 2, let v = Double(p[1]) else { continue }
                 switch p[0] {
                 case "holdFactor": st.holdDeadbandRadiusFactor = v
@@ -100,32 +102,3 @@ for (name, rawPath, truthPath, uere) in cases {
 }
 
 walkEvaluation(root: root)
-
-if let which = ProcessInfo.processInfo.environment["DUMP"], let c = cases.first(where: { $0.0.hasPrefix(which) }) {
-    let raw = try fixes(root + "/" + c.1, uereMeters: c.3)
-    let truth = try truthFromGGA(root + "/" + c.2, date: raw.first!.time!.civilDate)
-    var tmap: [Int64: Location] = [:]
-    for t in truth { tmap[t.time!.nanosecondsSince1970 / 10_000_000] = t }
-    var s = PositionSmoother()
-    var rows: [(Double, String)] = []
-    for r in raw {
-        let o = s.process(fix: r)
-        guard let tr = tmap[r.time!.nanosecondsSince1970 / 10_000_000] else { continue }
-        let er = LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!, r.latitudeDegrees!, r.longitudeDegrees!)
-        let es = LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!, o.latitudeDegrees!, o.longitudeDegrees!)
-        rows.append((es, "t=\(r.time!.secondsSince1970.truncatingRemainder(dividingBy: 86400)) raw=\(f(er)) sm=\(f(es)) v=\(f(r.speedMetersPerSecond ?? -1)) stat=\(s.isStationary) out=\(s.lastOutcome) scale=\(s.adaptiveScale) acc=\(f(o.horizontalAccuracyMeters ?? -1)) racc=\(f(r.horizontalAccuracyMeters ?? -1))"))
-    }
-    if ProcessInfo.processInfo.environment["MOVES"] != nil {
-        var s2 = PositionSmoother(); var prev: Location?
-        for r in raw {
-            let o = s2.process(fix: r)
-            if s2.isStationary, let p = prev, p.isStationary == true {
-                let d = LocalTangentFrame.distanceMeters(p.latitudeDegrees!, p.longitudeDegrees!, o.latitudeDegrees!, o.longitudeDegrees!)
-                if d > 0.01 { print("move t=\(r.time!.secondsSince1970.truncatingRemainder(dividingBy: 86400)) d=\(f(d)) n=\(s2.stopCount)") }
-            }
-            prev = o
-        }
-    } else {
-        for r in rows.sorted(by: { $0.0 > $1.0 }).prefix(25) { print(r.1) }
-    }
-}

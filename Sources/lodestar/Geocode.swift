@@ -1,5 +1,6 @@
 import ArgumentParser
 import Geocoding
+import enum LocationServices.JSONText
 import LocationCore
 
 /// `lodestar reverse LAT LON` / `lodestar reverse --batch`: offline reverse geocoding (docs/geocoding.md).
@@ -159,7 +160,7 @@ private func placemarkText(_ pm: Placemark) -> String {
 
 private func placemarkJSON(_ pm: Placemark) -> String {
     var parts: [String] = []
-    func add(_ k: String, _ v: String?) { parts.append("\"\(k)\":" + (v.map { jsonString($0) } ?? "null")) }
+    func add(_ k: String, _ v: String?) { parts.append("\"\(k)\":" + (v.map { JSONText.quoted($0) } ?? "null")) }
     add("name", pm.name); add("locality", pm.locality); add("subLocality", pm.subLocality)
     add("administrativeArea", pm.administrativeArea); add("administrativeAreaCode", pm.administrativeAreaCode)
     add("subAdministrativeArea", pm.subAdministrativeArea); add("isoCountryCode", pm.isoCountryCode)
@@ -174,25 +175,6 @@ private func placemarkJSON(_ pm: Placemark) -> String {
     if let c = pm.confidence { parts.append("\"confidence\":\((c * 1e4).rounded() / 1e4)") }
     if let d = pm.distanceMeters { parts.append("\"distanceMeters\":\(Int(d.rounded()))") }
     return "{" + parts.joined(separator: ",") + "}"
-}
-
-private func jsonString(_ s: String) -> String {
-    var out = "\""
-    for u in s.unicodeScalars {
-        switch u {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        default:
-            if u.value < 0x20 {
-                let h = String(u.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
-            } else { out.unicodeScalars.append(u) }
-        }
-    }
-    return out + "\""
 }
 
 /// RFC 4180 output: fields with comma, quote, CR or LF are quoted, quotes doubled; CRLF-free (LF) line ends.
