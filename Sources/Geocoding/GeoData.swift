@@ -118,6 +118,11 @@ struct RegionLayer: @unchecked Sendable {
     let candidateCentreInside: RawArray<UInt8>
     let edgeRefs: RawArray<UInt32>
     let vertices: RawArray<Int32>
+    /// Built at load: for each row and block of `blockColumns` columns, the last run starting at or before the
+    /// block's first column, so a lookup searches only the runs of one block.
+    let blockRun: [UInt32]
+    let blocksPerRow: Int
+    static let blockColumns = 64
 
     init(_ r: SectionReader) throws(GeoDataError) {
         var r = r
@@ -148,26 +153,56 @@ struct RegionLayer: @unchecked Sendable {
         for i in 0..<refs where Int(edgeRefs[i]) + 1 >= verts { throw .truncated("edge refs") }
         for i in 0..<runs {
             let v = runValue[i]
+            if v == Self.farFromPlaces { continue }
             if v & 0x8000_0000 != 0 ? Int(v & 0x7FFF_FFFF) >= mixed : Int(v) > regionCount { throw .truncated("runs") }
         }
+        for i in 0..<rows {
+            let a = Int(rowStart[i]), b = Int(rowStart[i + 1])
+            guard a < b, runColumn[a] == 0 else { throw .truncated("row runs") }
+            for k in a + 1 ..< b where runColumn[k - 1] >= runColumn[k] || Int(runColumn[k]) >= columns {
+                throw .truncated("row runs")
+            }
+        }
+        let bpr = (columns + Self.blockColumns - 1) / Self.blockColumns
+        var blocks = [UInt32](repeating: 0, count: rows * bpr)
+        for row in 0..<rows {
+            var k = Int(rowStart[row])
+            let end = Int(rowStart[row + 1])
+            for b in 0..<bpr {
+                let col = b * Self.blockColumns
+                while k + 1 < end && Int(runColumn[k + 1]) <= col { k += 1 }
+                blocks[row * bpr + b] = UInt32(k)
+            }
+        }
+        blockRun = blocks
+        blocksPerRow = bpr
         for i in 0..<mixed where candidateStart[i] > candidateStart[i + 1] { throw .truncated("candidates") }
         for i in 0..<candidates where edgeStart[i] > edgeStart[i + 1] || Int(candidateRegion[i]) >= regionCount {
             throw .truncated("candidate edges")
         }
     }
 
-    /// The region index holding the point (micro-degrees), or -1 for none.
+    /// Run value of a cell outside every region with no place within the coast tolerance of any of its points
+    /// (country layer only): `region` returns `outsideFarFromPlaces` there.
+    static let farFromPlaces: UInt32 = 0x7FFF_FFFF
+    static let outsideFarFromPlaces = -2
+
+    /// The region index holding the point (micro-degrees), -1 for none, or `outsideFarFromPlaces` (-2) for none in a
+    /// cell far from every place.
     @inline(__always)
     func region(latE6 y: Int64, lonE6 x: Int64) -> Int {
         let row = Int(Swift.min(Swift.max((y + 90_000_000) / cell, 0), Int64(rows - 1)))
         let col = Int(Swift.min(Swift.max((x + 180_000_000) / cell, 0), Int64(columns - 1)))
-        var lo = Int(rowStart[row]), hi = Int(rowStart[row + 1]) - 1
-        // Last run whose start column <= col.
+        let block = row * blocksPerRow + col / Self.blockColumns
+        var lo = Int(blockRun[block])
+        var hi = col / Self.blockColumns + 1 < blocksPerRow ? Int(blockRun[block + 1]) : Int(rowStart[row + 1]) - 1
+        // Last run whose start column <= col (it lies between this block's first run and the next block's).
         while lo < hi {
             let mid = (lo + hi + 1) >> 1
             if Int(runColumn[mid]) <= col { lo = mid } else { hi = mid - 1 }
         }
         let v = runValue[lo]
+        if v == Self.farFromPlaces { return Self.outsideFarFromPlaces }
         if v & 0x8000_0000 == 0 { return Int(v) - 1 }
         let mixed = Int(v & 0x7FFF_FFFF)
         let cx = Int64(col) * cell - 180_000_000 + cell / 2

@@ -17,8 +17,16 @@ public final class Geocoder: Sendable {
     /// Outside every country polygon but this close to a place: the place's country (simplified coasts, harbours,
     /// territorial waters reach 22 km).
     public static let coastToleranceMeters = 20_000.0
-    /// On land, administrative areas come from a place at most this far (weighted search bound).
+    /// A GeoNames section (PPLX) nearer than the locality and at most this far is the subLocality.
+    public static let maximumSubLocalityDistanceMeters = 5_000.0
+    /// On land, administrative areas come from a place at most this far.
     public static let maximumAdminDistanceMeters = 500_000.0
+
+    /// The search bounds as chords on the unit sphere.
+    static let adminChord = chord(meters: maximumAdminDistanceMeters)
+    static let coastChord = chord(meters: coastToleranceMeters)
+    static let subLocalityChord = chord(meters: maximumSubLocalityDistanceMeters)
+    static func chord(meters: Double) -> Float { Float(2 * sin(meters / (2 * 6_371_008.8))) }
 
     private static let opened: Result<Geocoder, GeoDataError> = {
         do throws(GeoDataError) { return .success(Geocoder(database: try GeoDatabase(blob: GeoBlob.embedded()))) }
@@ -47,14 +55,22 @@ public final class Geocoder: Sendable {
         loc.longitudeDegrees = longitude
         pm.location = loc
 
-        let (xd, yd, zd) = unitVector(latitude: latitude, longitude: lon)
+        let cell = db.countryIndex(latitude: latitude, longitude: lon)
+        let farFromPlaces = cell == RegionLayer.outsideFarFromPlaces
+        // The query on the unit sphere (not needed where no place can be near).
+        let (xd, yd, zd) = farFromPlaces ? (0, 0, 0) : unitVector(latitude: latitude, longitude: lon)
         let x = Float(xd), y = Float(yd), z = Float(zd)
-        var polygonCountry = db.countryIndex(latitude: latitude, longitude: lon)
+        var polygonCountry = Swift.max(cell, -1)
+        if polygonCountry < 0 {
+            // Offshore (outside every country polygon): the ocean or sea by Natural Earth's marine polygons.
+            let m = db.marineIndex(latitude: latitude, longitude: lon)
+            if m >= 0 { pm.ocean = db.marineNames[m] }
+        }
         // On land a place up to 500 km away still gives the administrative areas; offshore only the coast
-        // tolerance matters.
-        let radius = polygonCountry >= 0 ? Self.maximumAdminDistanceMeters : Self.coastToleranceMeters
-        let maxChord = Float(2 * sin(radius / (2 * 6_371_008.8)))
-        var near = db.nearest(x: x, y: y, z: z, maxChord: maxChord)
+        // tolerance matters, and in a cell the build found far from every place there is nothing to search.
+        let maxChord = polygonCountry >= 0 ? Self.adminChord : Self.coastChord
+        var near = farFromPlaces
+            ? GeoDatabase.Nearest() : db.nearest(x: x, y: y, z: z, maxChord: maxChord)
         if polygonCountry >= 0, near.best >= 0 {
             let placeCountry = Int(db.countryRef[near.best])
             if placeCountry != polygonCountry {
@@ -67,8 +83,7 @@ public final class Geocoder: Sendable {
                 }
             }
         }
-        if polygonCountry < 0, near.best >= 0,
-           chordToMeters(Double(sqrt(Swift.max(0, near.bestScore * db.weight2[near.best])))) <= Self.coastToleranceMeters {
+        if polygonCountry < 0, near.best >= 0 {
             // Just off a (simplified) coast next to a place: the place's country.
             polygonCountry = Int(db.countryRef[near.best])
         }
@@ -81,7 +96,7 @@ public final class Geocoder: Sendable {
 
         if near.best >= 0 {
             let i = near.best
-            let chord = Double(sqrt(Swift.max(0, near.bestScore * db.weight2[i])))
+            let chord = Double(sqrt(Swift.max(0, near.bestScore * db.nodes[i].weight2)))
             let meters = chordToMeters(chord)
             let sameCountry = polygonCountry < 0 || Int(db.countryRef[i]) == polygonCountry
             if sameCountry && polygonCountry >= 0 {
@@ -101,12 +116,11 @@ public final class Geocoder: Sendable {
                 pm.distanceMeters = meters
                 pm.region = CircularRegion(centerLatitudeDegrees: db.latitude(i), centerLongitudeDegrees: db.longitude(i),
                                            radiusMeters: Swift.max(meters, 100))
-                if near.section >= 0 {
-                    let sm = chordToMeters(Double(sqrt(near.sectionD2)))
-                    if sm < meters && sm <= 5_000 && Int(db.countryRef[near.section]) == Int(db.countryRef[i]) {
-                        pm.subLocality = db.name(near.section)
-                        pm.name = pm.subLocality
-                    }
+                let sectionChord = meters < Self.maximumSubLocalityDistanceMeters ? Self.chord(meters: meters) : Self.subLocalityChord
+                let section = db.nearestSection(x: x, y: y, z: z, maxChord: sectionChord)
+                if section.index >= 0 && Int(db.countryRef[section.index]) == Int(db.countryRef[i]) {
+                    pm.subLocality = db.name(section.index)
+                    pm.name = pm.subLocality
                 }
             }
         }

