@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import LodestarGeoData
 
 /// A little-endian array read in place from the embedded blob (zero-copy).
@@ -193,15 +198,8 @@ struct RegionLayer: @unchecked Sendable {
     func region(latE6 y: Int64, lonE6 x: Int64) -> Int {
         let row = Int(Swift.min(Swift.max((y + 90_000_000) / cell, 0), Int64(rows - 1)))
         let col = Int(Swift.min(Swift.max((x + 180_000_000) / cell, 0), Int64(columns - 1)))
-        let block = row * blocksPerRow + col / Self.blockColumns
-        var lo = Int(blockRun[block])
-        var hi = col / Self.blockColumns + 1 < blocksPerRow ? Int(blockRun[block + 1]) : Int(rowStart[row + 1]) - 1
-        // Last run whose start column <= col (it lies between this block's first run and the next block's).
-        while lo < hi {
-            let mid = (lo + hi + 1) >> 1
-            if Int(runColumn[mid]) <= col { lo = mid } else { hi = mid - 1 }
-        }
-        let v = runValue[lo]
+        // Last run whose start column <= col, searched between this column block's first run and the next block's.
+        let v = runValueAt(row: row, col: col)
         if v == Self.farFromPlaces { return Self.outsideFarFromPlaces }
         if v & 0x8000_0000 == 0 { return Int(v) - 1 }
         let mixed = Int(v & 0x7FFF_FFFF)
@@ -218,6 +216,55 @@ struct RegionLayer: @unchecked Sendable {
             if inside { return Int(candidateRegion[k]) }
         }
         return -1
+    }
+
+    /// The region whose boundary passes nearest to the point, if within `maxMeters` (edges of the mixed cells around
+    /// the point; local equirectangular metres). For points just outside a simplified coast.
+    func nearestBoundaryRegion(latE6 y: Int64, lonE6 x: Int64, maxMeters: Double) -> (region: Int, meters: Double)? {
+        let metersPerMicroDegree = 6_371_008.8 * Double.pi / 180 / 1e6
+        let latRad = Double(y) / 1e6 * Double.pi / 180
+        let cosLat = Swift.max(cos(latRad), 1e-6)
+        let row = Int(Swift.min(Swift.max((y + 90_000_000) / cell, 0), Int64(rows - 1)))
+        let col = Int(Swift.min(Swift.max((x + 180_000_000) / cell, 0), Int64(columns - 1)))
+        let cellMeters = Double(cell) * metersPerMicroDegree
+        let dr = Int((maxMeters / cellMeters).rounded(.up))
+        let dc = Swift.min(columns / 2, Int((maxMeters / (cellMeters * cosLat)).rounded(.up)))
+        var best: (region: Int, meters: Double)? = nil
+        var best2 = maxMeters * maxMeters
+        for r in Swift.max(0, row - dr)...Swift.min(rows - 1, row + dr) {
+            for c0 in (col - dc)...(col + dc) {
+                let c = (c0 % columns + columns) % columns
+                let v = runValueAt(row: r, col: c)
+                guard v & 0x8000_0000 != 0, v != Self.farFromPlaces else { continue }
+                let mixed = Int(v & 0x7FFF_FFFF)
+                for k in Int(candidateStart[mixed])..<Int(candidateStart[mixed + 1]) {
+                    for e in Int(edgeStart[k])..<Int(edgeStart[k + 1]) {
+                        let v0 = Int(edgeRefs[e]) * 2
+                        let ax = Double(Int64(vertices[v0]) - x) * cosLat, ay = Double(Int64(vertices[v0 + 1]) - y)
+                        let bx = Double(Int64(vertices[v0 + 2]) - x) * cosLat, by = Double(Int64(vertices[v0 + 3]) - y)
+                        let ex = bx - ax, ey = by - ay
+                        let len2 = ex * ex + ey * ey
+                        let t = len2 > 0 ? Swift.min(1, Swift.max(0, -(ax * ex + ay * ey) / len2)) : 0
+                        let px = (ax + t * ex) * metersPerMicroDegree, py = (ay + t * ey) * metersPerMicroDegree
+                        let d2 = px * px + py * py
+                        if d2 < best2 { best2 = d2; best = (Int(candidateRegion[k]), d2.squareRoot()) }
+                    }
+                }
+            }
+        }
+        return best
+    }
+
+    @inline(__always)
+    private func runValueAt(row: Int, col: Int) -> UInt32 {
+        let block = row * blocksPerRow + col / Self.blockColumns
+        var lo = Int(blockRun[block])
+        var hi = col / Self.blockColumns + 1 < blocksPerRow ? Int(blockRun[block + 1]) : Int(rowStart[row + 1]) - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) >> 1
+            if Int(runColumn[mid]) <= col { lo = mid } else { hi = mid - 1 }
+        }
+        return runValue[lo]
     }
 
     @inline(__always)

@@ -66,6 +66,8 @@ final class GeoDatabase: @unchecked Sendable {
     let countryIndexByCode: [String: Int]
 
     static let maximumWeight: Float = 4
+    /// Subtrees of at most this many places are scanned rather than descended.
+    static let leafSize = 16
 
     /// w = (max(population, 1000) / 1000)^(1/4), capped at 4 (population >= 256,000): a town of 50,000 counts as
     /// 2.7 times nearer than a hamlet of 1,000, a city of 256,000 or more 4 times.
@@ -221,6 +223,19 @@ final class GeoDatabase: @unchecked Sendable {
                     top -= 2
                     let lo = Int(s[top]), hi = Int(s[top + 1])
                     if lo >= hi { continue }
+                    if hi - lo <= Self.leafSize {
+                        // A small subtree is contiguous in the in-order layout: scan it (one or two cache lines).
+                        for i in lo..<hi {
+                            let node = p[i]
+                            let dx = node.x - x, dy = node.y - y, dz = node.z - z
+                            let d2 = dx * dx + dy * dy + dz * dz
+                            if d2 <= limit2 && (country < 0 || Int(countryRef[i]) == country) {
+                                let score = weighted ? d2 / node.weight2 : d2
+                                if score < bestScore { bestScore = score; best = i }
+                            }
+                        }
+                        continue
+                    }
                     let mid = (lo + hi) >> 1
                     // Both children's and the four grandchildren's nodes: their addresses do not depend on this node.
                     if let base = p.baseAddress, hi - lo > 8 {

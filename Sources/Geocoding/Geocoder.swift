@@ -17,6 +17,9 @@ public final class Geocoder: Sendable {
     /// Outside every country polygon but this close to a place: the place's country (simplified coasts, harbours,
     /// territorial waters reach 22 km).
     public static let coastToleranceMeters = 20_000.0
+    /// Outside every country polygon but this close to a country's boundary: that country (the polygons are
+    /// simplified by up to 280 m, and Natural Earth 1:10m misses small islands' shapes by more).
+    public static let coastBoundaryToleranceMeters = 5_000.0
     /// A GeoNames section (PPLX) nearer than the locality and at most this far is the subLocality.
     public static let maximumSubLocalityDistanceMeters = 5_000.0
     /// On land, administrative areas come from a place at most this far.
@@ -65,6 +68,13 @@ public final class Geocoder: Sendable {
             // Offshore (outside every country polygon): the ocean or sea by Natural Earth's marine polygons.
             let m = db.marineIndex(latitude: latitude, longitude: lon)
             if m >= 0 { pm.ocean = db.marineNames[m] }
+        }
+        if polygonCountry < 0 && !farFromPlaces,
+           let coast = db.countryLayer.nearestBoundaryRegion(latE6: Int64((latitude * 1e6).rounded()),
+                                                             lonE6: Int64((lon * 1e6).rounded()),
+                                                             maxMeters: Self.coastBoundaryToleranceMeters) {
+            // Just outside a (simplified) coast: the country whose boundary is that close.
+            polygonCountry = coast.region
         }
         // On land a place up to 500 km away still gives the administrative areas; offshore only the coast
         // tolerance matters, and in a cell the build found far from every place there is nothing to search.

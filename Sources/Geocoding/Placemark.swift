@@ -28,7 +28,7 @@ public struct Placemark: Sendable, Hashable {
     /// ISO 3166-1 alpha-2 code.
     public var isoCountryCode: String?
     public var country: String?
-    /// Always nil: no PyPI package ships Natural Earth's marine polygons (see docs/geocoding.md).
+    /// Offshore (outside every country polygon): the ocean, sea, gulf or bay by Natural Earth's marine polygons.
     public var ocean: String?
     /// IANA time-zone identifier (timezone-boundary-builder polygons, Etc/GMT±N at sea).
     public var timeZone: String?

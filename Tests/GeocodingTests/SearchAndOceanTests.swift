@@ -129,3 +129,27 @@ import Testing
         #expect(pm.ocean == "Mediterranean Sea")
     }
 }
+
+@Suite struct CoastBoundaryTests {
+    /// GeoNames villages just outside Natural Earth's simplified coasts and more than 20 km from any bundled place:
+    /// the nearest country boundary within 5 km gives the country (the sea is still named).
+    @Test(arguments: [
+        (5.55144, 126.57946, "ID", "Philippine Sea"),       // Miangas
+        (36.50805, 22.97885, "GR", "Mediterranean Sea"),    // Elafonisos
+        (65.02528, 35.70969, "RU", "White Sea"),            // Solovetsky
+    ])
+    func islandVillages(lat: Double, lon: Double, country: String, ocean: String) throws {
+        let pm = try #require(try Geocoder.shared().reverse(latitude: lat, longitude: lon))
+        #expect(pm.isoCountryCode == country)
+        #expect(pm.ocean == ocean)
+    }
+
+    @Test func nearestBoundaryIsWithinItsLimit() throws {
+        let layer = try Geocoder.shared().db.countryLayer
+        // Mid-Atlantic: no boundary within 5 km; 2 km off Nice: France's.
+        #expect(layer.nearestBoundaryRegion(latE6: 0, lonE6: -30_000_000, maxMeters: 5_000) == nil)
+        let nice = try #require(layer.nearestBoundaryRegion(latE6: 43_660_000, lonE6: 7_300_000, maxMeters: 5_000))
+        #expect(nice.meters <= 5_000)
+        #expect(try Geocoder.shared().db.countries[nice.region].code == "FR")
+    }
+}
