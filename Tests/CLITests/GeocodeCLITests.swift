@@ -68,6 +68,15 @@ struct GeocodeCLITests {
         #expect(r.stdout.contains("CC BY 4.0"))
         #expect(r.stdout.contains("Natural Earth"))
         #expect(r.stdout.contains("ODbL"))
+        #expect(r.stdout.contains("marine polygons"))
+    }
+
+    @Test func versionNamesTheDataLicences() throws {
+        let r = try Lodestar.run(["--version"])
+        #expect(r.status == 0)
+        #expect(r.stdout.hasPrefix("0.1.0\n"))
+        #expect(r.stdout.contains("GeoNames (CC BY 4.0)"))
+        #expect(r.stdout.contains("ODbL"))
     }
 }
 
