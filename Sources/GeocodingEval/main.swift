@@ -19,7 +19,7 @@ var lineNo = 0
 var buf = [CChar](repeating: 0, count: 4096)
 while fgets(&buf, Int32(buf.count), file) != nil {
     lineNo += 1
-    let line = String(cString: buf).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+    let line = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
     if lineNo == 1 { continue }
     let f = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
     guard f.count >= 5, let lat = Double(f[0]), let lon = Double(f[1]), let pm = geocoder.reverse(latitude: lat, longitude: lon)

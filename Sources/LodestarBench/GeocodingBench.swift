@@ -12,7 +12,7 @@ enum GeocodingBenchmark {
         defer { fclose(f) }
         var line = [CChar](repeating: 0, count: 256)
         while fgets(&line, 256, f) != nil {
-            let s = String(cString: line)
+            let s = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             if s.hasPrefix("VmHWM:") {
                 let digits = s.filter(\.isNumber)
                 return (Double(digits) ?? 0) / 1024
