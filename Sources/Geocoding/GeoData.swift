@@ -123,11 +123,12 @@ struct RegionLayer: @unchecked Sendable {
     let candidateCentreInside: RawArray<UInt8>
     let edgeRefs: RawArray<UInt32>
     let vertices: RawArray<Int32>
-    /// Built at load: for each row and block of `blockColumns` columns, the last run starting at or before the
-    /// block's first column, so a lookup searches only the runs of one block.
-    let blockRun: [UInt32]
+    /// Built at load, for each row and block of `blockColumns` columns: the runs covering the block (first and last)
+    /// and, when one run covers it all, that run's value — most lookups then read one entry.
+    struct Block { var first: UInt32; var last: UInt32; var value: UInt32 }
+    let blocks: [Block]
     let blocksPerRow: Int
-    static let blockColumns = 64
+    static let blockColumns = 32
 
     init(_ r: SectionReader) throws(GeoDataError) {
         var r = r
@@ -169,17 +170,21 @@ struct RegionLayer: @unchecked Sendable {
             }
         }
         let bpr = (columns + Self.blockColumns - 1) / Self.blockColumns
-        var blocks = [UInt32](repeating: 0, count: rows * bpr)
+        var table: [Block] = []
+        table.reserveCapacity(rows * bpr)
         for row in 0..<rows {
             var k = Int(rowStart[row])
             let end = Int(rowStart[row + 1])
             for b in 0..<bpr {
                 let col = b * Self.blockColumns
                 while k + 1 < end && Int(runColumn[k + 1]) <= col { k += 1 }
-                blocks[row * bpr + b] = UInt32(k)
+                var last = k
+                let lastCol = Swift.min(col + Self.blockColumns, columns) - 1
+                while last + 1 < end && Int(runColumn[last + 1]) <= lastCol { last += 1 }
+                table.append(Block(first: UInt32(k), last: UInt32(last), value: runValue[k]))
             }
         }
-        blockRun = blocks
+        blocks = table
         blocksPerRow = bpr
         for i in 0..<mixed where candidateStart[i] > candidateStart[i + 1] { throw .truncated("candidates") }
         for i in 0..<candidates where edgeStart[i] > edgeStart[i + 1] || Int(candidateRegion[i]) >= regionCount {
@@ -256,10 +261,10 @@ struct RegionLayer: @unchecked Sendable {
     }
 
     @inline(__always)
-    private func runValueAt(row: Int, col: Int) -> UInt32 {
-        let block = row * blocksPerRow + col / Self.blockColumns
-        var lo = Int(blockRun[block])
-        var hi = col / Self.blockColumns + 1 < blocksPerRow ? Int(blockRun[block + 1]) : Int(rowStart[row + 1]) - 1
+    func runValueAt(row: Int, col: Int) -> UInt32 {
+        let block = blocks[row * blocksPerRow + col / Self.blockColumns]
+        if block.first == block.last { return block.value }
+        var lo = Int(block.first), hi = Int(block.last)
         while lo < hi {
             let mid = (lo + hi + 1) >> 1
             if Int(runColumn[mid]) <= col { lo = mid } else { hi = mid - 1 }

@@ -53,10 +53,9 @@ public final class Geocoder: Sendable {
         var lon = longitude
         if lon >= 180 { lon -= 360 } else if lon < -180 { lon += 360 }
         var pm = Placemark()
-        var loc = Location()
-        loc.latitudeDegrees = latitude
-        loc.longitudeDegrees = longitude
-        pm.location = loc
+        pm.location = Location()   // filled in place (Location is large: no local copy)
+        pm.location?.latitudeDegrees = latitude
+        pm.location?.longitudeDegrees = longitude
 
         let cell = db.countryIndex(latitude: latitude, longitude: lon)
         let farFromPlaces = cell == RegionLayer.outsideFarFromPlaces

@@ -153,3 +153,23 @@ import Testing
         #expect(try Geocoder.shared().db.countries[nice.region].code == "FR")
     }
 }
+
+@Suite struct RegionLayerIndexTests {
+    /// The per-block index (one read for a block inside one run) against a binary search over the whole row.
+    @Test func blockIndexMatchesRowSearch() throws {
+        let db = try Geocoder.shared().db
+        for layer in [db.countryLayer, db.timeZoneLayer, db.marineLayer] {
+            var state: UInt64 = 0x2545_F491_4F6C_DD1D
+            for _ in 0..<20_000 {
+                state ^= state << 13; state ^= state >> 7; state ^= state << 17
+                let row = Int(state % UInt64(layer.rows)), col = Int((state >> 20) % UInt64(layer.columns))
+                var lo = Int(layer.rowStart[row]), hi = Int(layer.rowStart[row + 1]) - 1
+                while lo < hi {
+                    let mid = (lo + hi + 1) >> 1
+                    if Int(layer.runColumn[mid]) <= col { lo = mid } else { hi = mid - 1 }
+                }
+                #expect(layer.runValueAt(row: row, col: col) == layer.runValue[lo], "row \(row) column \(col)")
+            }
+        }
+    }
+}
