@@ -46,7 +46,8 @@ public final class Geocoder: Sendable {
     // MARK: Reverse
 
     /// The placemark at a coordinate: country by point in polygon (Natural Earth, territories corrected from the
-    /// locality's GeoNames country), locality by population-weighted proximity, time zone by polygon.
+    /// locality's GeoNames country; just outside a simplified coast, the nearby boundary's or place's country),
+    /// locality by population-weighted proximity, time zone by polygon, and offshore the sea (`ocean`).
     /// Returns nil for coordinates that are not finite or out of range.
     public func reverse(latitude: Double, longitude: Double) -> Placemark? {
         guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90, abs(longitude) <= 360 else { return nil }
