@@ -201,9 +201,7 @@ struct RegionLayer: @unchecked Sendable {
     /// cell far from every place.
     @inline(__always)
     func region(latE6 y: Int64, lonE6 x: Int64) -> Int {
-        let row = Int(Swift.min(Swift.max((y + 90_000_000) / cell, 0), Int64(rows - 1)))
-        let col = Int(Swift.min(Swift.max((x + 180_000_000) / cell, 0), Int64(columns - 1)))
-        // Last run whose start column <= col, searched between this column block's first run and the next block's.
+        let (row, col) = cellOf(latE6: y, lonE6: x)
         let v = runValueAt(row: row, col: col)
         if v == Self.farFromPlaces { return Self.outsideFarFromPlaces }
         if v & 0x8000_0000 == 0 { return Int(v) - 1 }
@@ -229,8 +227,7 @@ struct RegionLayer: @unchecked Sendable {
         let metersPerMicroDegree = 6_371_008.8 * Double.pi / 180 / 1e6
         let latRad = Double(y) / 1e6 * Double.pi / 180
         let cosLat = Swift.max(cos(latRad), 1e-6)
-        let row = Int(Swift.min(Swift.max((y + 90_000_000) / cell, 0), Int64(rows - 1)))
-        let col = Int(Swift.min(Swift.max((x + 180_000_000) / cell, 0), Int64(columns - 1)))
+        let (row, col) = cellOf(latE6: y, lonE6: x)
         let cellMeters = Double(cell) * metersPerMicroDegree
         let dr = Int((maxMeters / cellMeters).rounded(.up))
         let dc = Swift.min(columns / 2, Int((maxMeters / (cellMeters * cosLat)).rounded(.up)))
@@ -260,6 +257,14 @@ struct RegionLayer: @unchecked Sendable {
         return best
     }
 
+    /// The cell holding the point (rows clamp at the poles, columns at ±180°).
+    @inline(__always)
+    func cellOf(latE6 y: Int64, lonE6 x: Int64) -> (row: Int, col: Int) {
+        (Int(Swift.min(Swift.max((y + 90_000_000) / cell, 0), Int64(rows - 1))),
+         Int(Swift.min(Swift.max((x + 180_000_000) / cell, 0), Int64(columns - 1))))
+    }
+
+    /// The value of the run holding the cell: from the block index, or by binary search among the block's runs.
     @inline(__always)
     func runValueAt(row: Int, col: Int) -> UInt32 {
         let block = blocks[row * blocksPerRow + col / Self.blockColumns]

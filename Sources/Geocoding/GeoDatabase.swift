@@ -216,6 +216,17 @@ final class GeoDatabase: @unchecked Sendable {
                         best: inout Int, bestScore: inout Float) {
         let maxW2 = weighted ? band.maxWeight2 : 1
         nodes.withUnsafeBufferPointer { p in
+            /// Place i as a candidate; returns its offset from the query (for the split-plane test).
+            @inline(__always) func consider(_ i: Int) -> (dx: Float, dy: Float, dz: Float) {
+                let node = p[i]
+                let dx = node.x - x, dy = node.y - y, dz = node.z - z
+                let d2 = dx * dx + dy * dy + dz * dz
+                if d2 <= limit2 && (country < 0 || Int(countryRef[i]) == country) {
+                    let score = weighted ? d2 / node.weight2 : d2
+                    if score < bestScore { bestScore = score; best = i }
+                }
+                return (dx, dy, dz)
+            }
             withUnsafeTemporaryAllocation(of: Int32.self, capacity: 128) { s in
                 s[0] = Int32(band.start); s[1] = Int32(band.end)
                 var top = 2
@@ -225,32 +236,19 @@ final class GeoDatabase: @unchecked Sendable {
                     if lo >= hi { continue }
                     if hi - lo <= Self.leafSize {
                         // A small subtree is contiguous in the in-order layout: scan it (one or two cache lines).
-                        for i in lo..<hi {
-                            let node = p[i]
-                            let dx = node.x - x, dy = node.y - y, dz = node.z - z
-                            let d2 = dx * dx + dy * dy + dz * dz
-                            if d2 <= limit2 && (country < 0 || Int(countryRef[i]) == country) {
-                                let score = weighted ? d2 / node.weight2 : d2
-                                if score < bestScore { bestScore = score; best = i }
-                            }
-                        }
+                        for i in lo..<hi { _ = consider(i) }
                         continue
                     }
                     let mid = (lo + hi) >> 1
-                    // Both children's and the four grandchildren's nodes: their addresses do not depend on this node.
+                    // The four grandchildren's nodes: their addresses do not depend on the data read on the way.
                     if let base = p.baseAddress, hi - lo > 8 {
                         let a = (lo + mid) >> 1, b = (mid + 1 + hi) >> 1
                         lodestar_prefetch(base + ((lo + a) >> 1)); lodestar_prefetch(base + ((a + 1 + mid) >> 1))
                         lodestar_prefetch(base + ((mid + 1 + b) >> 1)); lodestar_prefetch(base + ((b + 1 + hi) >> 1))
                     }
-                    let node = p[mid]
-                    let dx = node.x - x, dy = node.y - y, dz = node.z - z
-                    let d2 = dx * dx + dy * dy + dz * dz
-                    if d2 <= limit2 && (country < 0 || Int(countryRef[mid]) == country) {
-                        let score = weighted ? d2 / node.weight2 : d2
-                        if score < bestScore { bestScore = score; best = mid }
-                    }
-                    let diff = node.dimension == 0 ? -dx : (node.dimension == 1 ? -dy : -dz)
+                    let (dx, dy, dz) = consider(mid)
+                    let dimension = p[mid].dimension
+                    let diff = dimension == 0 ? -dx : (dimension == 1 ? -dy : -dz)
                     let plane2 = diff * diff
                     let (nearLo, nearHi, farLo, farHi) = diff < 0 ? (lo, mid, mid + 1, hi) : (mid + 1, hi, lo, mid)
                     if plane2 <= limit2 && plane2 < bestScore * maxW2 && top + 4 <= s.count {
@@ -263,16 +261,23 @@ final class GeoDatabase: @unchecked Sendable {
     }
 
     func countryIndex(latitude: Double, longitude: Double) -> Int {
-        countryLayer.region(latE6: Int64((latitude * 1e6).rounded()), lonE6: Int64((longitude * 1e6).rounded()))
+        countryLayer.region(latE6: microDegrees(latitude), lonE6: microDegrees(longitude))
+    }
+
+    /// The country whose boundary passes within `maxMeters` of the point, nearest first (see
+    /// `RegionLayer.nearestBoundaryRegion`).
+    func countryNearBoundary(latitude: Double, longitude: Double, maxMeters: Double) -> Int? {
+        countryLayer.nearestBoundaryRegion(latE6: microDegrees(latitude), lonE6: microDegrees(longitude),
+                                           maxMeters: maxMeters)?.region
     }
 
     /// Index into `marineNames`, or -1 (on land or in an unnamed part of the sea).
     func marineIndex(latitude: Double, longitude: Double) -> Int {
-        marineLayer.region(latE6: Int64((latitude * 1e6).rounded()), lonE6: Int64((longitude * 1e6).rounded()))
+        marineLayer.region(latE6: microDegrees(latitude), lonE6: microDegrees(longitude))
     }
 
     func timeZoneIndex(latitude: Double, longitude: Double) -> Int {
-        timeZoneLayer.region(latE6: Int64((latitude * 1e6).rounded()), lonE6: Int64((longitude * 1e6).rounded()))
+        timeZoneLayer.region(latE6: microDegrees(latitude), lonE6: microDegrees(longitude))
     }
 }
 
@@ -282,6 +287,10 @@ func unitVector(latitude: Double, longitude: Double) -> (Double, Double, Double)
     let c = cos(la)
     return (c * cos(lo), c * sin(lo), sin(la))
 }
+
+/// Degrees → the layers' integer micro-degrees.
+@inline(__always)
+func microDegrees(_ degrees: Double) -> Int64 { Int64((degrees * 1e6).rounded()) }
 
 /// Chord length on the unit sphere → great-circle metres (mean Earth radius 6,371,008.8 m).
 @inline(__always)

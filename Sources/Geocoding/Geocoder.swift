@@ -70,11 +70,9 @@ public final class Geocoder: Sendable {
             if m >= 0 { pm.ocean = db.marineNames[m] }
         }
         if polygonCountry < 0 && !farFromPlaces,
-           let coast = db.countryLayer.nearestBoundaryRegion(latE6: Int64((latitude * 1e6).rounded()),
-                                                             lonE6: Int64((lon * 1e6).rounded()),
-                                                             maxMeters: Self.coastBoundaryToleranceMeters) {
+           let coast = db.countryNearBoundary(latitude: latitude, longitude: lon, maxMeters: Self.coastBoundaryToleranceMeters) {
             // Just outside a (simplified) coast: the country whose boundary is that close.
-            polygonCountry = coast.region
+            polygonCountry = coast
         }
         // On land a place up to 500 km away still gives the administrative areas; offshore only the coast
         // tolerance matters, and in a cell the build found far from every place there is nothing to search.
