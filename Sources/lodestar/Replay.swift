@@ -89,6 +89,13 @@ struct Replay: ParsableCommand {
         clinux_install_stop_handlers()
         clinux_ignore_sigpipe()
         let (sinks, fifo) = try makeSinks(outputOptions)
+        try replay(sinks: sinks, fifo: fifo, consumers: try makeConsumers(outputOptions))
+        let sig = clinux_stop_requested()
+        if sig != 0 { throw ExitCode(128 + sig) }
+    }
+
+    /// The replay itself (separate from `run()` so tests drive it in-process with their own sinks).
+    func replay(sinks: [any OutputSink], fifo: FIFOSink?, consumers: [any OutputEventConsumer]) throws {
         // Open every file first so a bad argument fails before any output.
         var readers: [(String, any CaptureReader)] = []
         let pace = realtime ? 1.0 : speed
@@ -120,7 +127,7 @@ struct Replay: ParsableCommand {
                                         encoder: makeEncoder(outputOptions.output), sinks: sinks)
             session.services = services
             session.speed = pace
-            session.consumers = try makeConsumers(outputOptions)
+            session.consumers = consumers
             do {
                 try session.run(.capture(reader), shouldStop: { clinux_stop_requested() != 0 })
             } catch {
@@ -139,8 +146,6 @@ struct Replay: ParsableCommand {
             fifo.close()
         }
         if !quiet && readers.count > 1 { printError(totals.line(prefix: "lodestar: total")) }
-        let sig = clinux_stop_requested()
-        if sig != 0 { throw ExitCode(128 + sig) }
     }
 }
 
