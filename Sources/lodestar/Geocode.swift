@@ -1,6 +1,5 @@
 import ArgumentParser
 import Geocoding
-import enum LocationServices.JSONText
 import LocationCore
 
 /// `lodestar reverse LAT LON` / `lodestar reverse --batch`: offline reverse geocoding (docs/geocoding.md).
