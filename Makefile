@@ -31,6 +31,7 @@ build: deps
 
 test: deps
 	$(SWIFT) test --disable-xctest
+	$(SWIFT) build --product LodestarFuzz && .build/debug/LodestarFuzz Tests/Fuzz/corpus/*
 
 demo: build
 	$(BIN) replay $(DEMO_CAPTURE)

@@ -63,7 +63,10 @@ struct CorpusRunner {
     static func main() {
         var count = 0
         for path in CommandLine.arguments.dropFirst() {
-            guard let f = fopen(path, "rb") else { continue }
+            guard let f = fopen(path, "rb") else {
+                print("cannot open corpus file \(path)")
+                exit(66)
+            }
             var bytes: [UInt8] = []
             var chunk = [UInt8](repeating: 0, count: 65536)
             while true {
@@ -75,6 +78,7 @@ struct CorpusRunner {
             bytes.withUnsafeBufferPointer { fuzzOne($0) }
             count += 1
         }
+        guard count > 0 else { print("no corpus files given"); exit(64) }
         print("replayed \(count) corpus files without a crash")
     }
 }

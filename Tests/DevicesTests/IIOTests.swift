@@ -268,7 +268,7 @@ struct IIOTests {
             #expect(sink.wait { $0.delivered.count >= 6 })
         }
         let events = sink.delivered
-        #expect(events.allSatisfy { $0.sourceID == 3 && $0.monotonicNanos != nil })
+        #expect(events.isNonEmptyAndAllSatisfy { $0.sourceID == 3 && $0.monotonicNanos != nil })
         let stamps = events.compactMap(\.monotonicNanos)
         #expect(zip(stamps, stamps.dropFirst()).allSatisfy { $0 <= $1 })
         guard case .motion(.accelerometerRaw(let accel)) = events[0].payload,

@@ -253,7 +253,7 @@ struct CalibrationTests {
         let p = collector.progress
         #expect(p.samplesSeen == 9000)
         #expect(p.samplesKept <= 100 * 20)
-        #expect(collector.occupancy.allSatisfy { $0 <= 20 })
+        #expect(collector.occupancy.isNonEmptyAndAllSatisfy { $0 <= 20 })
         #expect(p.coveragePercent > 95)
         #expect(sufficientAt != nil)
         let r = try collector.fit()

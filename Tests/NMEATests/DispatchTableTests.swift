@@ -45,3 +45,48 @@ struct DispatchTableTests {
         if case .unsupported? = parsed?.sentence { Issue.record("\(entry.key) not dispatched") }
     }
 }
+
+/// `NMEAFields` directly: field splitting, empty ⇒ nil (never 0), numbers, coordinates with hemispheres, times.
+@Suite("NMEA fields")
+struct NMEAFieldsTests {
+    /// Splits `body` (no `$`, no checksum) at commas the way the parser does and runs `check` on the fields.
+    static func withFields(_ body: String, _ check: (NMEAFields) -> Void) {
+        let bytes = Array(body.utf8)
+        var starts: [Int32] = [0]
+        for (i, b) in bytes.enumerated() where b == 0x2C { starts.append(Int32(i + 1)) }
+        let count = starts.count
+        starts.append(Int32(bytes.count + 1))
+        bytes.withUnsafeBufferPointer { b in
+            starts.withUnsafeBufferPointer { s in check(NMEAFields(base: b.baseAddress!, starts: s.baseAddress!, count: count)) }
+        }
+    }
+
+    @Test func splittingAndEmptyFields() {
+        Self.withFields("GPGGA,123519.25,4807.038,S,01131.000,W,1,,0.9,-12.5,M,,M,,") { f in
+            #expect(f.count == 15)
+            #expect(f.string(0) == "GPGGA")
+            #expect(f.isEmpty(7) && f.int(7) == nil && f.double(7) == nil)
+            #expect(f.int(6) == 1)
+            #expect(f.double(8) == 0.9)
+            #expect(f.double(9) == -12.5)
+            #expect(f.character(10) == 0x4D)
+            #expect(f.character(11) == nil)
+            #expect(f.time(1) == NMEATime(hour: 12, minute: 35, second: 19, nanosecond: 250_000_000, fractionDigits: 2))
+            let lat = f.coordinate(2, hemisphere: 3, maximumDegrees: 90)
+            let lon = f.coordinate(4, hemisphere: 5, maximumDegrees: 180)
+            #expect(lat.map { abs($0 + 48.1173) < 1e-12 } == true)
+            #expect(lon.map { abs($0 + 11.516_666_666_666_667) < 1e-12 } == true)
+        }
+    }
+
+    @Test func malformedNumbersAreNilNotZero() {
+        Self.withFields("GPXXX,12a,1.2.3,,9999.9,N,256060") { f in
+            #expect(f.int(1) == nil)
+            #expect(f.double(2) == nil)
+            #expect(f.double(3) == nil)
+            #expect(f.coordinate(4, hemisphere: 5, maximumDegrees: 90) == nil) // 99° 99.9' is not a latitude
+            #expect(f.time(6) == nil) // 25:60:60
+            #expect(f.string(99) == nil) // past the last field
+        }
+    }
+}
