@@ -121,7 +121,7 @@ public final class NMEAParser {
 
     /// The table's index by the type's last two letters (26 × 26 slots; those pairs are unique among the
     /// handled types — a test holds it), so dispatch is one load and one compare instead of a search.
-    nonisolated(unsafe) static let slots: [Int8] = {
+    static let slots: [Int8] = {
         var slots = [Int8](repeating: -1, count: 26 * 26)
         for (i, h) in handlers.enumerated() {
             guard let s = slot(h.code) else { preconditionFailure("sentence type outside A-Z") }
