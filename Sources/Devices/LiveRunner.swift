@@ -30,7 +30,7 @@ public final class LiveRunner: SourceSink, @unchecked Sendable {
     /// Latest state per source name (for availability reporting).
     private let states = Mutex<[String: StatusReport.State]>([:])
 
-    public init(sources: [any LiveSource], pipeline: Pipeline?, recorder: CaptureWriter?, queueLimit: Int = 100_000) {
+    public init(sources: [any LiveSource], pipeline: Pipeline?, recorder: CaptureWriter?, queueLimit: Int = 10_000) {
         self.sources = sources
         self.pipeline = pipeline
         self.recorder = recorder
@@ -52,12 +52,15 @@ public final class LiveRunner: SourceSink, @unchecked Sendable {
     }
 
     private func enqueue(_ item: Item) {
-        let overflow = queue.withLock { q -> Bool in
+        // Over the limit, the oldest tenth goes at once (amortised O(1)); every dropped event is counted.
+        let dropped = queue.withLock { q -> Int in
             q.append(item)
-            if q.count > queueLimit { q.removeFirst(q.count - queueLimit); return true }
-            return false
+            guard q.count > queueLimit else { return 0 }
+            let n = q.count - queueLimit * 9 / 10
+            q.removeFirst(n)
+            return n
         }
-        if overflow { droppedEvents.add(1, ordering: .relaxed) }
+        if dropped > 0 { droppedEvents.add(dropped, ordering: .relaxed) }
         wakeup.signal()
     }
 

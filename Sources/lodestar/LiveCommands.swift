@@ -62,10 +62,11 @@ enum SourceFactory {
 
 extension GPSDSource.Mode: ExpressibleByArgument {}
 
-/// Makes the stdout/FIFO sinks shared by replay and run.
-func makeSinks(_ options: OutputOptions) -> (sinks: [any OutputSink], fifo: FIFOSink?) {
+/// Makes the stdout/FIFO sinks shared by replay and run. Live, standard output never blocks the pipeline: lines
+/// that do not fit wait in a bounded queue (`liveQueueBytes`) that drops the oldest.
+func makeSinks(_ options: OutputOptions, live: Bool = false) -> (sinks: [any OutputSink], fifo: FIFOSink?) {
     var sinks: [any OutputSink] = []
-    if !options.fifoOnly { sinks.append(FileDescriptorSink(fd: 1)) }
+    if !options.fifoOnly { sinks.append(FileDescriptorSink(fd: 1, mode: live ? .live(maximumQueuedBytes: liveQueueBytes) : .filter)) }
     var fifo: FIFOSink?
     if let path = options.fifo {
         do { fifo = try FIFOSink(path: path) } catch {
@@ -74,6 +75,32 @@ func makeSinks(_ options: OutputOptions) -> (sinks: [any OutputSink], fifo: FIFO
         if let fifo { sinks.append(fifo) }
     }
     return (sinks, fifo)
+}
+
+/// The live standard-output queue: 256 KB of whole lines (about 1,000 fixes) before the oldest are dropped.
+let liveQueueBytes = 256 * 1024
+
+/// The first sink whose write failed (not a reader that left), for exit 74.
+func failedSink(_ sinks: [any OutputSink]) -> (any OutputSink)? { sinks.first { $0.failure != nil } }
+
+/// Reports newly failed sinks once each: on stderr and as a `status` event on the outputs that still work.
+final class SinkWatcher {
+    let sinks: [any OutputSink]
+    private var reported = Set<ObjectIdentifier>()
+    init(sinks: [any OutputSink]) { self.sinks = sinks }
+
+    func check(pipeline: Pipeline?, echo: Bool) {
+        for s in sinks {
+            guard let f = s.failure, !reported.contains(ObjectIdentifier(s)) else { continue }
+            reported.insert(ObjectIdentifier(s))
+            printError("lodestar: \(f.description)")
+            pipeline?.emit(.status(StatusReport(source: "output", state: .unavailable, message: f.description)))
+            pipeline?.flush()
+        }
+    }
+
+    /// Every sink is broken: nothing can be delivered any more.
+    var allBroken: Bool { !sinks.isEmpty && sinks.allSatisfy(\.isBroken) }
 }
 
 /// Counts what a live session produced, for the end summary.
@@ -132,7 +159,7 @@ struct Run: ParsableCommand {
             guard let format = OutputFormat(rawValue: o) else { throw ValidationError("config: output must be json, gpsd or nmea") }
             options.output = format
         }
-        let (sinks, fifo) = makeSinks(options)
+        let (sinks, fifo) = makeSinks(options, live: true)
         var settings = Pipeline.Settings()
         settings.emitSky = !options.noSky
         settings.passthrough = options.passthrough
@@ -155,21 +182,32 @@ struct Run: ParsableCommand {
                 recorder = try CaptureWriter(path: record)
                 try recorder?.writeHeader(LiveRunner.captureHeader(sources: sources, extra: mountingHeader(resolved.mounting)))
             } catch {
-                fail(error.description, code: Exit.cannotCreate)
+                fail(error.description, code: error == .permissionDenied(path: record) ? Exit.permission : Exit.code(for: error))
             }
         }
         let runner = LiveRunner(sources: sources, pipeline: pipeline, recorder: recorder)
-        do { try runner.run() } catch { fail(error.description, code: Exit.ioError) }
+        let watcher = SinkWatcher(sinks: sinks)
+        do {
+            try runner.run(shouldStop: {
+                watcher.check(pipeline: pipeline, echo: echo)
+                return watcher.allBroken
+            })
+        } catch { fail(error.description, code: Exit.code(for: error)) }
+        watcher.check(pipeline: nil, echo: echo)
         serviceOptions.saveState(pipeline.services)
-        fifo?.close()
+        for s in sinks { s.close() }
         if !quiet {
             var line = "lodestar: run: \(counter.fixes) fixes"
             if let fifo, fifo.droppedLines > 0 { line += ", \(fifo.droppedLines) FIFO lines dropped (no reader or pipe full)" }
+            if let out = sinks.first as? FileDescriptorSink, out.droppedLines > 0 {
+                line += ", \(out.droppedLines) stdout lines dropped (\(out.droppedOldestLines) oldest from the full queue)"
+            }
             if runner.dropped > 0 { line += ", \(runner.dropped) events dropped (pipeline behind)" }
             printError(line)
         }
         let sig = clinux_stop_requested()
         if sig != 0 { throw ExitCode(128 + sig) }
+        if failedSink(sinks) != nil { throw ExitCode(Exit.ioError) }
     }
 }
 
@@ -196,7 +234,7 @@ struct Record: ParsableCommand {
     @Option(name: .long, help: "With gpsd://: nmea (default; recorded raw) or json (gpsd's fixes; not recorded: use nmea to record).")
     var gpsdMode: GPSDSource.Mode = .nmea
 
-    @Option(name: .long, help: ArgumentHelp("Stop after this many seconds (default: until SIGINT/SIGTERM).", valueName: "seconds"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Stop after this many seconds (default: until SIGINT/SIGTERM).", valueName: "seconds"))
     var duration: Double?
 
     @Flag(name: .long, help: "Do not echo source status changes on standard error.")
@@ -216,7 +254,7 @@ struct Record: ParsableCommand {
             writer = try CaptureWriter(path: output)
             try writer.writeHeader(LiveRunner.captureHeader(sources: sources, extra: mountingHeader(resolved.mounting)))
         } catch {
-            fail(error.description, code: error == .permissionDenied(path: output) ? Exit.permission : Exit.cannotCreate)
+            fail(error.description, code: error == .permissionDenied(path: output) ? Exit.permission : Exit.code(for: error))
         }
         var settings = Pipeline.Settings()
         settings.referenceDate = CivilDate(daysSinceEpochFromClock: clinux_realtime_ns())
@@ -229,7 +267,7 @@ struct Record: ParsableCommand {
         do {
             try runner.run(shouldStop: { deadline.map { clinux_monotonic_ns() >= $0 } ?? false })
         } catch {
-            fail(error.description, code: Exit.ioError)
+            fail(error.description, code: Exit.code(for: error))
         }
         if !quiet { printError("lodestar: record: \(output): \(counter.fixes) fixes seen") }
         let sig = clinux_stop_requested()

@@ -65,7 +65,7 @@ struct Replay: ParsableCommand {
     @Flag(name: .long, help: "Replay at recorded pace (same as --speed 1).")
     var realtime = false
 
-    @Option(name: .long, help: ArgumentHelp("Replay at this multiple of recorded pace (e.g. 10). Default: as fast as possible.", valueName: "factor"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Replay at this multiple of recorded pace (e.g. 10). Default: as fast as possible.", valueName: "factor"))
     var speed: Double?
 
     @Flag(name: .long, help: "Accept NMEA sentences without a checksum (a wrong checksum is always rejected).")
@@ -124,7 +124,7 @@ struct Replay: ParsableCommand {
                     guard let p = pipeline else { break }
                     pacer.wait(for: event, lastFixTime: p.lastFixTime)
                     p.process(event)
-                    if p.allSinksBroken { break }
+                    if p.allSinksBroken || failedSink(sinks) != nil { break }
                 }
             } catch {
                 pipeline?.finish()
@@ -134,7 +134,7 @@ struct Replay: ParsableCommand {
             let summary = ReplaySummary(file: file, reader: reader, pipeline: pipeline)
             if !quiet { printError(summary.line(prefix: "lodestar: \(file)")) }
             totals.add(summary)
-            if clinux_stop_requested() != 0 || (pipeline?.allSinksBroken ?? false) { break }
+            if clinux_stop_requested() != 0 || (pipeline?.allSinksBroken ?? false) || failedSink(sinks) != nil { break }
         }
         serviceOptions.saveState(services)
         if let fifo {
@@ -146,6 +146,7 @@ struct Replay: ParsableCommand {
         if !quiet && readers.count > 1 { printError(totals.line(prefix: "lodestar: total")) }
         let sig = clinux_stop_requested()
         if sig != 0 { throw ExitCode(128 + sig) }
+        if let failed = failedSink(sinks), let f = failed.failure { fail(f.description, code: Exit.ioError) }
     }
 }
 
