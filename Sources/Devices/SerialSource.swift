@@ -4,7 +4,6 @@ import Glibc
 import CLinux
 import LocationCore
 import NMEA
-import Pipeline
 import Synchronization
 
 /// A GNSS receiver on a serial line. `run` opens the port (exclusive, raw), sets or finds the rate, and delivers

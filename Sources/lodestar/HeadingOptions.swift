@@ -51,7 +51,7 @@ struct HeadingOptions: ParsableArguments {
     }
 
     /// Applies the options to pipeline settings; a bad calibration file ends the run with one line (exit 65/66).
-    func apply(to settings: inout Pipeline.Settings, today: CivilDate) {
+    func apply(to settings: inout Pipeline.Settings, today: CivilDate) throws {
         guard !noHeading else { settings.heading = nil; return }
         var h = HeadingEstimator.Settings.default
         h.headingFilterDegrees = headingFilter
@@ -66,9 +66,9 @@ struct HeadingOptions: ParsableArguments {
                 while try reader.nextLine({ line, _ -> Bool in bytes += line; bytes.append(0x0A); return true }) != nil {}
                 settings.calibration = try CalibrationFile(bytes: bytes).calibration
             } catch let e as CaptureError {
-                fail(e.description, code: Exit.code(for: e))
+                throw CommandFailure(e.description, code: Exit.code(for: e))
             } catch {
-                fail("\(path): \(error)", code: Exit.dataError)
+                throw CommandFailure("\(path): \(error)", code: Exit.dataError)
             }
         }
         if let text = location, var l = Self.parseLocation(text) {

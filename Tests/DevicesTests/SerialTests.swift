@@ -47,7 +47,7 @@ final class LiveRecorder: SourceSink {
     }
 }
 
-/// Runs a live source's blocking `run` on its own thread, as `LiveRunner` does.
+/// Runs a live source's blocking `run` on its own thread, as `LiveEventQueue` does.
 final class LiveSourceThread: Sendable {
     let source: any LiveSource
     private let finished = Atomic<Bool>(false)
