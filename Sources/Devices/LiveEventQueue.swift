@@ -25,6 +25,7 @@ public final class LiveEventQueue: SourceSink, @unchecked Sendable {
     private let queue = Mutex<[SensorEvent]>([])
     private let wakeup = DispatchSemaphore(value: 0)
     private let droppedEvents = Atomic<Int>(0)
+    private let lastStamp = Atomic<Int64>(Int64.min)
     public let queueLimit: Int
     public let sources: [any LiveSource]
     /// The session's clock pairing (written into the capture's `clock` header).
@@ -53,12 +54,16 @@ public final class LiveEventQueue: SourceSink, @unchecked Sendable {
     }
 
     private func enqueue(_ event: SensorEvent) {
-        var e = event
-        let t = e.monotonicNanos ?? clinux_monotonic_ns()
-        e.monotonicNanos = t
-        e.utc = clock.utc(atMonotonic: t)
+        // Times are made nondecreasing in queue order (the order the pipeline sees and the recorder writes), so
+        // live processing and the capture's replay see the same stamps (t_ns is nondecreasing in a capture).
+        let stamp = event.monotonicNanos ?? clinux_monotonic_ns()
         // Over the limit, the oldest tenth goes at once (amortised O(1)); every dropped event is counted.
         let dropped = queue.withLock { q -> Int in
+            var e = event
+            let t = max(stamp, lastStamp.load(ordering: .relaxed))  // read and written only under the queue's lock
+            lastStamp.store(t, ordering: .relaxed)
+            e.monotonicNanos = t
+            e.utc = clock.utc(atMonotonic: t)
             q.append(e)
             guard q.count > queueLimit else { return 0 }
             let n = q.count - queueLimit * 9 / 10
