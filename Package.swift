@@ -14,6 +14,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // C side: termios/termios2, pty, i2c-dev ioctls + SMBus (libi2c), FIFO helpers, spawn with clean signal mask.
@@ -24,15 +25,18 @@ let package = Package(
         // Pure core.
         .target(name: "LocationCore", swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
         .target(name: "NMEA", dependencies: ["LocationCore"], swiftSettings: strict),
-        .target(name: "Capture", dependencies: ["LocationCore", "NMEA"], swiftSettings: strict),
-        .target(name: "Pipeline", dependencies: ["LocationCore", "NMEA", "Capture", "Magnetics", "Estimation", "LocationServices"], swiftSettings: strict),
+        // The one syscall layer (EINTR, errno → SystemError, fault-injection hook) and the output sinks.
+        .target(name: "LodestarIO", dependencies: ["CLinux", .product(name: "SystemPackage", package: "swift-system")],
+                swiftSettings: strict),
+        .target(name: "Capture", dependencies: ["LocationCore", "NMEA", "LodestarIO", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: strict),
+        .target(name: "Pipeline", dependencies: ["LocationCore", "NMEA", "Capture", "Magnetics", "Estimation", "LocationServices", "LodestarIO"], swiftSettings: strict),
         // Data files embedded at compile time (WMM coefficients); a C target so no Foundation Bundle is needed.
         .target(name: "LodestarData", exclude: ["WMM.COF"]),
         .target(name: "Magnetics", dependencies: ["LocationCore", "LodestarData"], swiftSettings: strict),
 
         // The only Swift module over C and hardware.
-        // NMEA: the autobaud probe frames sentences; Pipeline: only FIFOSink's OutputSink (moves to the IO module).
-        .target(name: "Devices", dependencies: ["CLinux", "CGPS", "CUdev", "LocationCore", "NMEA", "Pipeline"],
+        // NMEA: the autobaud probe frames sentences; LodestarIO: the one syscall layer.
+        .target(name: "Devices", dependencies: ["CLinux", "CGPS", "CUdev", "LocationCore", "NMEA", "LodestarIO"],
                 swiftSettings: strict),
         // The one session runner for replay, run, record and LodestarKit: event source → pipeline → sinks/consumers.
         .target(name: "Session", dependencies: ["LocationCore", "NMEA", "Capture", "Pipeline", "Magnetics", "Devices",
@@ -68,6 +72,7 @@ let package = Package(
         .executableTarget(name: "LodestarEval", dependencies: ["Magnetics", "Capture", "LocationCore"], swiftSettings: strict),
 
         .target(name: "TestSupport", dependencies: ["LocationCore", "CLinux"], path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "LodestarIOTests", dependencies: ["LodestarIO", "Capture", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "LocationCoreTests", dependencies: ["LocationCore"], swiftSettings: strict),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"], swiftSettings: strict),

@@ -25,6 +25,7 @@ public final class LiveEventQueue: SourceSink, @unchecked Sendable {
     private let queue = Mutex<[SensorEvent]>([])
     private let wakeup = DispatchSemaphore(value: 0)
     private let droppedEvents = Atomic<Int>(0)
+    private let lastStamp = Atomic<Int64>(Int64.min)
     public let queueLimit: Int
     public let sources: [any LiveSource]
     /// The session's clock pairing (written into the capture's `clock` header).
@@ -35,7 +36,7 @@ public final class LiveEventQueue: SourceSink, @unchecked Sendable {
     /// Sources whose thread could not be created (reported as unavailable).
     public private(set) var failedToStart: [String] = []
 
-    public init(sources: [any LiveSource], clock: ClockPairing = .now(), queueLimit: Int = 100_000) {
+    public init(sources: [any LiveSource], clock: ClockPairing = .now(), queueLimit: Int = 10_000) {
         self.sources = sources
         self.clock = clock
         self.queueLimit = queueLimit
@@ -53,16 +54,23 @@ public final class LiveEventQueue: SourceSink, @unchecked Sendable {
     }
 
     private func enqueue(_ event: SensorEvent) {
-        var e = event
-        let t = e.monotonicNanos ?? clinux_monotonic_ns()
-        e.monotonicNanos = t
-        e.utc = clock.utc(atMonotonic: t)
-        let overflow = queue.withLock { q -> Bool in
+        // Times are made nondecreasing in queue order (the order the pipeline sees and the recorder writes), so
+        // live processing and the capture's replay see the same stamps (t_ns is nondecreasing in a capture).
+        let stamp = event.monotonicNanos ?? clinux_monotonic_ns()
+        // Over the limit, the oldest tenth goes at once (amortised O(1)); every dropped event is counted.
+        let dropped = queue.withLock { q -> Int in
+            var e = event
+            let t = max(stamp, lastStamp.load(ordering: .relaxed))  // read and written only under the queue's lock
+            lastStamp.store(t, ordering: .relaxed)
+            e.monotonicNanos = t
+            e.utc = clock.utc(atMonotonic: t)
             q.append(e)
-            if q.count > queueLimit { q.removeFirst(q.count - queueLimit); return true }
-            return false
+            guard q.count > queueLimit else { return 0 }
+            let n = q.count - queueLimit * 9 / 10
+            q.removeFirst(n)
+            return n
         }
-        if overflow { droppedEvents.add(1, ordering: .relaxed) }
+        if dropped > 0 { droppedEvents.add(dropped, ordering: .relaxed) }
         wakeup.signal()
     }
 

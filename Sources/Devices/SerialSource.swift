@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import LodestarIO
 import Glibc
 #endif
 import CLinux
@@ -49,7 +50,7 @@ public final class SerialSource: LiveSource {
 
     public var captureAttributes: [String: String] {
         let locked = lockedBaud.load(ordering: .relaxed)
-        return ["kind": "serial", "device": path, "baud": locked > 0 ? "\(locked)" : baud.description]
+        return ["kind": "nmea", "transport": "serial", "device": path, "baud": locked > 0 ? "\(locked)" : baud.description]
     }
 
     /// Authorization and availability as last observed (for `lodestar devices` and status displays).

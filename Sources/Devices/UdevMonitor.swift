@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import LodestarIO
 import Glibc
 #endif
 import CLinux

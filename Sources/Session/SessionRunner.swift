@@ -1,3 +1,4 @@
+import LodestarIO
 import Capture
 import Devices
 import LocationCore

@@ -35,7 +35,7 @@ struct Calibrate: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Collect live from this sensor instead (i2c:BUS:ADDRESS[:CHIP] or iio:DEVICE, as for run) until coverage is sufficient or SIGINT.", valueName: "spec"))
     var imu: String?
 
-    @Option(name: .long, help: ArgumentHelp("With --imu: give up after this many seconds.", valueName: "seconds"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("With --imu: give up after this many seconds.", valueName: "seconds"))
     var timeout: Double = 300
 
     @Option(name: .long, help: "Input format instead of detecting it: lodestar, nmea, gnsslogger, imu-csv.")
@@ -44,10 +44,10 @@ struct Calibrate: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Where to write the calibration file ('-' for standard output).", valueName: "file"))
     var output: String
 
-    @Option(name: .long, help: ArgumentHelp("Where the recording was made, decimal degrees (use --location=-33.9,18.4 for a negative latitude). The fitted field strength is compared with the World Magnetic Model's there. Default: the capture's '# location:' header, if any.", valueName: "lat,lon"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Where the recording was made, decimal degrees (use --location=-33.9,18.4 for a negative latitude). The fitted field strength is compared with the World Magnetic Model's there. Default: the capture's '# location:' header, if any.", valueName: "lat,lon"))
     var location: String?
 
-    @Option(name: .customLong("source-id"), help: ArgumentHelp("Use the magnetometer of this source (default: the first source with magnetometer samples).", valueName: "n"))
+    @Option(name: .customLong("source-id"), parsing: .unconditional, help: ArgumentHelp("Use the magnetometer of this source (default: the first source with magnetometer samples).", valueName: "n"))
     var sourceID: Int?
 
     func validate() throws {

@@ -18,7 +18,8 @@ enum Exit {
         switch error {
         case .fileNotFound, .isDirectory: noInput
         case .permissionDenied: permission
-        case .readFailed: ioError
+        case .readFailed, .writeFailed: ioError
+        case .createFailed: cannotCreate
         case .unrecognizedFormat, .unsupportedVersion: dataError
         }
     }

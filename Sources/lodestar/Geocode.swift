@@ -64,9 +64,9 @@ struct Geocode: ParsableCommand {
     @Argument(help: "Place name or address-like text.") var text: String?
     @Flag(help: "Read one query per line on standard input and write CSV.") var batch = false
     @Flag(help: "Write JSON instead of text.") var json = false
-    @Option(name: .customLong("region-hint"), help: "Bias towards LAT,LON[,RADIUS_METERS] (default radius 50 km).")
+    @Option(name: .customLong("region-hint"), parsing: .unconditional, help: "Bias towards LAT,LON[,RADIUS_METERS] (default radius 50 km).")
     var regionHint: String?
-    @Option(help: "Maximum number of results.") var limit = 5
+    @Option(parsing: .unconditional, help: "Maximum number of results.") var limit = 5
 
     func run() throws {
         let geocoder = try openGeocoder()

@@ -63,10 +63,11 @@ enum SourceFactory {
 
 extension GPSDSource.Mode: ExpressibleByArgument {}
 
-/// Makes the stdout/FIFO sinks shared by replay and run.
-func makeSinks(_ options: OutputOptions) throws -> (sinks: [any OutputSink], fifo: FIFOSink?) {
+/// Makes the stdout/FIFO sinks shared by replay and run. Live, standard output never blocks the pipeline: lines
+/// that do not fit wait in a bounded queue (`liveQueueBytes`) that drops the oldest.
+func makeSinks(_ options: OutputOptions, live: Bool = false) throws -> (sinks: [any OutputSink], fifo: FIFOSink?) {
     var sinks: [any OutputSink] = []
-    if !options.fifoOnly { sinks.append(FileDescriptorSink(fd: 1)) }
+    if !options.fifoOnly { sinks.append(FileDescriptorSink(fd: 1, mode: live ? .live(maximumQueuedBytes: liveQueueBytes) : .filter)) }
     var fifo: FIFOSink?
     if let path = options.fifo {
         do { fifo = try FIFOSink(path: path) } catch {
@@ -75,6 +76,32 @@ func makeSinks(_ options: OutputOptions) throws -> (sinks: [any OutputSink], fif
         if let fifo { sinks.append(fifo) }
     }
     return (sinks, fifo)
+}
+
+/// The live standard-output queue: 256 KB of whole lines (about 1,000 fixes) before the oldest are dropped.
+let liveQueueBytes = 256 * 1024
+
+/// The first sink whose write failed (not a reader that left), for exit 74.
+func failedSink(_ sinks: [any OutputSink]) -> (any OutputSink)? { sinks.first { $0.failure != nil } }
+
+/// Reports newly failed sinks once each: on stderr and as a `status` event on the outputs that still work.
+final class SinkWatcher {
+    let sinks: [any OutputSink]
+    private var reported = Set<ObjectIdentifier>()
+    init(sinks: [any OutputSink]) { self.sinks = sinks }
+
+    func check(pipeline: Pipeline?, echo: Bool) {
+        for s in sinks {
+            guard let f = s.failure, !reported.contains(ObjectIdentifier(s)) else { continue }
+            reported.insert(ObjectIdentifier(s))
+            printError("lodestar: \(f.description)")
+            pipeline?.emit(.status(StatusReport(source: "output", state: .unavailable, message: f.description)))
+            pipeline?.flush()
+        }
+    }
+
+    /// Every sink is broken: nothing can be delivered any more.
+    var allBroken: Bool { !sinks.isEmpty && sinks.allSatisfy(\.isBroken) }
 }
 
 /// Counts what a live session produced, for the end summary, and echoes status changes on stderr.
@@ -139,7 +166,7 @@ struct Run: ParsableCommand {
             guard let format = OutputFormat(rawValue: o) else { throw ValidationError("config: output must be json, gpsd or nmea") }
             options.output = format
         }
-        let (sinks, fifo) = try makeSinks(options)
+        let (sinks, fifo) = try makeSinks(options, live: true)
         let queue = LiveEventQueue(sources: sources)
         let summary = try runLive(queue: queue, options: options, mounting: resolved.mounting, sinks: sinks,
                                   consumers: try makeConsumers(options))
@@ -147,11 +174,15 @@ struct Run: ParsableCommand {
         if !quiet {
             var line = "lodestar: run: \(summary.fixes) fixes"
             if let fifo, fifo.droppedLines > 0 { line += ", \(fifo.droppedLines) FIFO lines dropped (no reader or pipe full)" }
+            if let out = sinks.first as? FileDescriptorSink, out.droppedLines > 0 {
+                line += ", \(out.droppedLines) stdout lines dropped (\(out.droppedOldestLines) oldest from the full queue)"
+            }
             if queue.dropped > 0 { line += ", \(queue.dropped) events dropped (pipeline behind)" }
             printError(line)
         }
         let sig = clinux_stop_requested()
         if sig != 0 { throw ExitCode(128 + sig) }
+        if failedSink(sinks) != nil { throw ExitCode(Exit.ioError) }
     }
 
     /// The live session (separate from `run()` so tests drive it with their own sources, sinks and consumers).
@@ -180,11 +211,16 @@ struct Run: ParsableCommand {
                 throw CommandFailure(error.description, code: error == .permissionDenied(path: record) ? Exit.permission : Exit.cannotCreate)
             }
         }
+        let watcher = SinkWatcher(sinks: sinks)
         do {
-            try session.run(.live(queue), shouldStop: { clinux_stop_requested() != 0 || shouldStop() })
+            try session.run(.live(queue), shouldStop: {
+                watcher.check(pipeline: session.pipeline, echo: !quiet)
+                return clinux_stop_requested() != 0 || watcher.allBroken || shouldStop()
+            })
         } catch {
-            throw CommandFailure(error.description, code: Exit.ioError)
+            throw CommandFailure(error.description, code: Exit.code(for: error))
         }
+        watcher.check(pipeline: nil, echo: !quiet)
         try serviceOptions.saveState(session.services)
         return counter
     }
@@ -210,7 +246,7 @@ struct Record: ParsableCommand {
     @Option(name: .long, help: "With gpsd://: nmea (default; recorded raw) or json (gpsd's fixes, recorded as F records).")
     var gpsdMode: GPSDSource.Mode = .nmea
 
-    @Option(name: .long, help: ArgumentHelp("Stop after this many seconds (default: until SIGINT/SIGTERM).", valueName: "seconds"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Stop after this many seconds (default: until SIGINT/SIGTERM).", valueName: "seconds"))
     var duration: Double?
 
     @Flag(name: .long, help: "Accept NMEA sentences without a checksum; recorded in the capture for replay.")
@@ -235,7 +271,7 @@ struct Record: ParsableCommand {
         do {
             recorder = try CaptureRecorder(path: output, sourceHeader: queue.captureHeader(), configuration: configuration)
         } catch {
-            throw CommandFailure(error.description, code: error == .permissionDenied(path: output) ? Exit.permission : Exit.cannotCreate)
+            throw CommandFailure(error.description, code: error == .permissionDenied(path: output) ? Exit.permission : Exit.code(for: error))
         }
         let session = SessionRunner(settings: Pipeline.Settings(), configuration: configuration, today: queue.clock.date,
                                     encoder: LodestarJSONEncoder(), sinks: [])
@@ -248,7 +284,7 @@ struct Record: ParsableCommand {
                 clinux_stop_requested() != 0 || deadline.map { clinux_monotonic_ns() >= $0 } ?? false
             })
         } catch {
-            throw CommandFailure(error.description, code: Exit.ioError)
+            throw CommandFailure(error.description, code: Exit.code(for: error))
         }
         if !quiet { printError("lodestar: record: \(output): \(counter.fixes) fixes seen") }
         let sig = clinux_stop_requested()

@@ -19,20 +19,6 @@ struct Lodestar: ParsableCommand {
         subcommands: [Replay.self, Run.self, Record.self, Devices.self, Calibrate.self, Field.self, Simulate.self,
                       Reverse.self, Geocode.self, About.self]
     )
-
-    /// The one place that decides the exit: commands throw `CommandFailure` (one stderr line, a distinct code),
-    /// `ValidationError` or `ExitCode`.
-    static func main() {
-        do {
-            var command = try parseAsRoot()
-            try command.run()
-        } catch let failure as CommandFailure {
-            printError(failure.description)
-            exit(withError: ExitCode(failure.code))
-        } catch {
-            exit(withError: error)
-        }
-    }
 }
 
 enum LodestarVersion {

@@ -66,7 +66,7 @@ struct Replay: ParsableCommand {
     @Flag(name: .long, help: "Replay at recorded pace (same as --speed 1).")
     var realtime = false
 
-    @Option(name: .long, help: ArgumentHelp("Replay at this multiple of recorded pace (e.g. 10). Default: as fast as possible.", valueName: "factor"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Replay at this multiple of recorded pace (e.g. 10). Default: as fast as possible.", valueName: "factor"))
     var speed: Double?
 
     @Flag(name: .long, help: "Accept NMEA sentences without a checksum (a wrong checksum is always rejected).")
@@ -92,6 +92,7 @@ struct Replay: ParsableCommand {
         try replay(sinks: sinks, fifo: fifo, consumers: try makeConsumers(outputOptions))
         let sig = clinux_stop_requested()
         if sig != 0 { throw ExitCode(128 + sig) }
+        if let failed = failedSink(sinks), let f = failed.failure { throw CommandFailure(f.description, code: Exit.ioError) }
     }
 
     /// The replay itself (separate from `run()` so tests drive it in-process with their own sinks).
@@ -129,14 +130,14 @@ struct Replay: ParsableCommand {
             session.speed = pace
             session.consumers = consumers
             do {
-                try session.run(.capture(reader), shouldStop: { clinux_stop_requested() != 0 })
+                try session.run(.capture(reader), shouldStop: { clinux_stop_requested() != 0 || failedSink(sinks) != nil })
             } catch {
                 throw CommandFailure(error.description, code: Exit.code(for: error))
             }
             let summary = ReplaySummary(file: file, reader: reader, pipeline: session.pipeline)
             if !quiet { printError(summary.line(prefix: "lodestar: \(file)")) }
             totals.add(summary)
-            if clinux_stop_requested() != 0 || (session.pipeline?.allSinksBroken ?? false) { break }
+            if clinux_stop_requested() != 0 || (session.pipeline?.allSinksBroken ?? false) || failedSink(sinks) != nil { break }
         }
         try serviceOptions.saveState(services)
         if let fifo {

@@ -18,25 +18,25 @@ struct ServiceOptions: ParsableArguments {
     @Flag(name: .long, help: "Emit visit events (arrivals and departures; a dwell of --visit-min-dwell seconds within 50 m).")
     var visits = false
 
-    @Option(name: .long, help: ArgumentHelp("Shortest dwell that counts as a visit (default 120 s; shorter stops such as traffic lights are ignored).", valueName: "seconds"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Shortest dwell that counts as a visit (default 120 s; shorter stops such as traffic lights are ignored).", valueName: "seconds"))
     var visitMinDwell: Double?
 
     @Flag(name: .long, help: "Emit significant-change events (moved ≥ --significant-change-distance metres, debounced against accuracy).")
     var significantChanges = false
 
-    @Option(name: .long, help: ArgumentHelp("Distance for --significant-changes (default 500 m).", valueName: "metres"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Distance for --significant-changes (default 500 m).", valueName: "metres"))
     var significantChangeDistance: Double?
 
-    @Option(name: .long, help: ArgumentHelp("Deliver a fix only when it is at least this far from the last delivered fix (Core Location's distanceFilter).", valueName: "metres"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Deliver a fix only when it is at least this far from the last delivered fix (Core Location's distanceFilter).", valueName: "metres"))
     var distanceFilter: Double?
 
     @Option(name: .long, help: ArgumentHelp("Core Location's desiredAccuracy: bestForNavigation, best, nearestTenMeters, hundredMeters, kilometer, threeKilometers (or navigation, 10m, 100m, 1km, 3km).", valueName: "name"))
     var desiredAccuracy: String?
 
-    @Option(name: .long, help: ArgumentHelp("Deliver fixes in batches once the path reaches this many metres (deferred delivery).", valueName: "metres"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Deliver fixes in batches once the path reaches this many metres (deferred delivery).", valueName: "metres"))
     var deferDistance: Double?
 
-    @Option(name: .long, help: ArgumentHelp("Deliver fixes in batches at most this many seconds apart (deferred delivery).", valueName: "seconds"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Deliver fixes in batches at most this many seconds apart (deferred delivery).", valueName: "seconds"))
     var deferSeconds: Double?
 
     func validate() throws {
