@@ -50,25 +50,31 @@ struct Devices: ParsableCommand {
 
     func run() throws {
         try report()
-        if let watch { try Self.watch(seconds: watch) }
+        if let watch {
+            fflush(nil)  // the report first (print is buffered when stdout is a pipe)
+            try Self.watch(seconds: watch)
+        }
     }
 
     /// `added`/`removed` lines from `UdevMonitor` (netlink events through udevd, or 2 s rescans without it).
     static func watch(seconds: Double) throws {
         let monitor = UdevMonitor(settings: { var s = UdevMonitor.Settings(); s.reportInitialDevices = false; return s }())
-        func line(_ what: String, _ d: DiscoveredDevice) {
-            print("\(what) \(d.subsystem) \(d.devnode ?? d.syspath) \(d.classification)")
-            fflush(stdout)
-        }
         do {
-            try monitor.start(UdevMonitor.Handlers(added: { line("added", $0) }, removed: { line("removed", $0) },
+            try monitor.start(UdevMonitor.Handlers(added: { watchLine("added", $0) }, removed: { watchLine("removed", $0) },
                                                    status: { printError("lodestar: \($0.source): \($0.state) — \($0.message ?? "")") }))
         } catch { throw ValidationError("hotplug: \(error)") }
-        print("watching (\(monitor.mode.map { "\($0)" } ?? "starting"))")
-        fflush(stdout)
+        watchLine("watching (\(monitor.mode.map { "\($0)" } ?? "starting"))")
         _ = clinux_sleep_ns(Int64(seconds * 1e9))
         monitor.stop()
         monitor.join()
+    }
+
+    /// One line, written at once (unbuffered), so a reader of a pipe sees each change as it happens.
+    @Sendable static func watchLine(_ what: String, _ d: DiscoveredDevice? = nil) {
+        var text = what
+        if let d { text += " \(d.subsystem) \(d.devnode ?? d.syspath) \(d.classification)" }
+        let bytes = Array((text + "\n").utf8)
+        _ = bytes.withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
     }
 
     func report() throws {

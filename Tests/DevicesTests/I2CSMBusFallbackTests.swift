@@ -32,7 +32,7 @@ struct I2CSMBusFallbackTests {
         case .lsm9ds1AccelGyro: [(0x6B, SimulatedChips.lsm9ds1AccelGyro([100, 200, 16384, -5, 6, 7]))]
         case .mpu9250: [(0x68, SimulatedChips.mpu9250([100, -200, 16384, 10, -20, 30])), (0x0C, SimulatedChips.ak8963([150, -75, 300]))]
         case .icm20948: [(0x68, SimulatedChips.icm20948([100, -200, 16384, 10, -20, 30])), (0x0C, SimulatedChips.ak09916([150, -75, 300]))]
-        case .bmm150: [(0x10, SimulatedChips.bmm150([100, -200, 300, 6000]))]
+        case .bmm150: [(0x10, SimulatedChips.bmm150([160, -95, -560, 6620], trim: I2CBMM150Tests.realTrimBytes))]
         case .mmc5983ma: [(0x30, SimulatedChips.mmc5983ma([1000, -2000, 3000], offset: [40, -40, 10]))]
         }
     }

@@ -100,7 +100,7 @@ boot() {  # boot TIMEOUT CMDLINE-EXTRA ACCEL...
 ACCEL=(-accel tcg)
 case ${HIL_ACCEL:-auto} in
     kvm) ACCEL=(-accel kvm) ;;
-    auto) if [ -w /dev/kvm ] && boot 20 hil.probe=1 -accel kvm 2>&1 | tr -d '\r' | grep -q '^HIL BOOT'; then
+    auto) if [ -w /dev/kvm ] && boot 20 hil.probe=1 -accel kvm 2>&1 | tr -d '\r' | grep -aq 'HIL BOOT'; then
               ACCEL=(-accel kvm); fi ;;
 esac
 log "booting (${ACCEL[*]})"
@@ -110,7 +110,8 @@ for attempt in 1 2; do
     boot "$TIMEOUT" "hil.scenarios=${HIL_SCENARIOS:-all}" "${ACCEL[@]}" > "$CONSOLE" 2>&1
     qrc=$?
     # An overloaded host can make early timer calibration fail under TCG: one retry for a guest that never started.
-    tr -d '\r' < "$CONSOLE" | grep -q '^HIL BOOT' && break
+    tr -d '\r' < "$CONSOLE" | grep -aq 'HIL BOOT' && break
+    cp "$CONSOLE" "$HIL/console.attempt$attempt.log"
     log "the kernel did not reach /init (attempt $attempt): $(grep -m1 -a 'Kernel panic' "$CONSOLE" || echo "qemu exit $qrc")"
 done
 set -e

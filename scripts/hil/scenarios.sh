@@ -4,6 +4,7 @@
 L=/usr/local/bin/lodestar
 OUT=/tmp/out
 now() { cut -d. -f1 /proc/uptime; }
+count() { c=$(grep -c -- "$1" "$2" 2>/dev/null); echo "${c:-0}"; }
 # wait_for PATTERN FILE SECONDS: until FILE has a line matching PATTERN (extended regex).
 wait_for() { end=$(( $(now) + $3 )); while ! grep -qE -- "$1" "$2" 2>/dev/null; do [ "$(now)" -lt $end ] || return 1; sleep 0.3; done; }
 pass() { echo "HIL PASS $*"; }
@@ -37,7 +38,7 @@ run_until() {
     "$@" > "$log" 2> "$log.err" &
     pid=$!
     end=$(( $(now) + 60 ))
-    while [ "$(now)" -lt $end ] && [ "$(grep -c -- "$pat" "$file" 2>/dev/null)" -lt "$cnt" ] && kill -0 $pid 2>/dev/null; do
+    while [ "$(now)" -lt $end ] && [ "$(count "$pat" "$file")" -lt "$cnt" ] && kill -0 $pid 2>/dev/null; do
         sleep 0.3
     done
     kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null
@@ -244,6 +245,6 @@ plan_i2c_own="i2c-stub-smbus-only i2c-own-hmc5883l i2c-own-lsm303agr i2c-own-lis
 want=$(sed -n 's/.*hil\.scenarios=\([^ ]*\).*/\1/p' /proc/cmdline)
 for s in i2c_own iio usb_serial unprivileged pps; do
     case ",${want:-all}," in
-        *,all,*|*,$s,*) eval "plan=\${plan_$s:-}"; [ -n "$plan" ] && echo "HIL PLAN $plan"; "scenario_$s" 2>/dev/null || true ;;
+        *,all,*|*,$s,*) echo "hil-log scenario $s"; eval "plan=\${plan_$s:-}"; [ -n "$plan" ] && echo "HIL PLAN $plan"; "scenario_$s" 2>/dev/null || true ;;
     esac
 done
