@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.."
 ROOT=$PWD
 HIL=${HIL_DIR:-$ROOT/.build-hil}
 BIN=${LODESTAR_BIN:-$ROOT/.build/release/lodestar}
-TIMEOUT=${HIL_TIMEOUT:-420}
+TIMEOUT=${HIL_TIMEOUT:-540}
 start=$(date +%s)
 log() { echo "hil: $*" >&2; }
 

@@ -148,7 +148,11 @@ scenario_iio() {
         modprobe "$1" 2>/dev/null
         echo "$2 $3" > /sys/bus/i2c/devices/i2c-$BUS/new_device 2>/dev/null; udevadm settle; sleep 1
         d=$(iio_dev "$2")
-        if [ -n "$d" ]; then
+        if [ -n "$d" ] && [ "$2" = bmc150_magn ]; then
+            # Reading it with the stub's all-zero trim registers oopses the 6.1 kernel (divide error in
+            # bmc150_magn_read_xyz, found here): bound, not read.
+            bound="$bound $2(bound; not read: zero trim registers crash the kernel driver)"
+        elif [ -n "$d" ]; then
             rm -f $OUT.iio.lcap
             run_until ' [MAG] ' 2 $OUT.iio.lcap $OUT.iio $L record --imu "iio:$2" $OUT.iio.lcap
             bound="$bound $2($(grep -c ' [MAG] ' $OUT.iio.lcap) samples read by lodestar)"
