@@ -246,9 +246,9 @@ scenario_unprivileged() {
 plan_i2c_own="i2c-stub-smbus-only i2c-own-hmc5883l i2c-own-lsm303agr i2c-own-lis3mdl i2c-own-qmc5883l i2c-own-mpu9250"
 
 # hil.scenarios=all or a comma list (i2c_own,iio,usb_serial,unprivileged,pps) on the kernel command line.
-want=$(sed -n 's/.*hil\.scenarios=\([^ ]*\).*/\1/p' /proc/cmdline)
+HIL_WANT=$(sed -n 's/.*hil\.scenarios=\([^ ]*\).*/\1/p' /proc/cmdline)
 for s in i2c_own iio usb_serial unprivileged pps; do
-    case ",${want:-all}," in
+    case ",${HIL_WANT:-all}," in
         *,all,*|*,$s,*) echo "hil-log scenario $s"; eval "plan=\${plan_$s:-}"; [ -n "$plan" ] && echo "HIL PLAN $plan"; "scenario_$s" 2>/dev/null || true ;;
     esac
 done
