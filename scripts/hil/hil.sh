@@ -59,6 +59,17 @@ ln -sf /bin/udevadm "$R/lib/systemd/systemd-udevd"
 copy_with_libs "$BIN" /usr/local/bin/lodestar
 cp /lib/udev/rules.d/50-udev-default.rules /lib/udev/rules.d/60-serial.rules "$R/lib/udev/rules.d/"
 cp udev/60-lodestar.rules "$R/lib/udev/rules.d/"
+# NMEA for the USB scenario: GGA+RMC at 48.1173 N, 11.516667 E, one pair per second from 12:00:00 (valid checksums).
+python3 - > "$R/hil/nmea.txt" <<'PY'
+def s(body):
+    c = 0
+    for ch in body: c ^= ord(ch)
+    return "$%s*%02X" % (body, c)
+for i in range(600):
+    t = "%02d%02d%02d.00" % (12 + i // 3600, i // 60 % 60, i % 60)
+    print(s("GPGGA,%s,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,," % t))
+    print(s("GPRMC,%s,A,4807.038,N,01131.000,E,000.0,084.4,230326,003.1,W" % t))
+PY
 cp scripts/hil/init "$R/init"; cp scripts/hil/scenarios.sh "$R/hil/"; chmod +x "$R/init"
 # Users and groups as sysusers.d/lodestar.conf creates them (numbers fixed here; udev resolves names through these).
 cat > "$R/etc/passwd" <<EOF
