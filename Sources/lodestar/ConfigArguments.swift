@@ -8,7 +8,7 @@ import ArgumentParser
 /// command line come later, so for single-valued options they win and for repeatable ones they are added.
 /// `#` starts a comment. `lodestar devices --config FILE` takes only the file's `gps` and `imu` lines.
 enum ConfigArguments {
-    static func expand(_ arguments: [String]) -> [String] {
+    static func expand(_ arguments: [String]) throws(CommandFailure) -> [String] {
         var out: [String] = []
         var i = 0
         let command = arguments.first { !$0.hasPrefix("-") }
@@ -26,7 +26,7 @@ enum ConfigArguments {
             guard let path else { continue }
             let entries: [(String, String)]
             do { entries = try ConfigFile.read(path) } catch {
-                fail("lodestar: \(error)", code: 64)
+                throw CommandFailure("\(error)", code: Exit.usage)
             }
             for (rawKey, value) in entries {
                 let key = rawKey.hasPrefix("--") ? String(rawKey.dropFirst(2)) : rawKey

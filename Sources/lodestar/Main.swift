@@ -15,6 +15,9 @@ extension Lodestar {
         do {
             // `--config FILE` expands into the options it stands for before parsing (ConfigArguments.swift).
             command = try parseAsRoot(ConfigArguments.expand(Array(CommandLine.arguments.dropFirst())))
+        } catch let failure as CommandFailure {
+            printError(failure.description)
+            Glibc.exit(failure.code)
         } catch {
             exitOneLine(error)
         }
