@@ -40,7 +40,7 @@ let package = Package(
                 swiftSettings: strict),
         // The one session runner for replay, run, record and LodestarKit: event source → pipeline → sinks/consumers.
         .target(name: "Session", dependencies: ["LocationCore", "NMEA", "Capture", "Pipeline", "Magnetics", "Devices",
-                                                "LocationServices"], swiftSettings: strict),
+                                                "LocationServices", "LodestarIO"], swiftSettings: strict),
 
         .executableTarget(
             name: "lodestar",
