@@ -35,7 +35,8 @@ let package = Package(
         .target(name: "Magnetics", dependencies: ["LocationCore", "LodestarData"], swiftSettings: strict),
 
         // The only Swift module over C and hardware.
-        .target(name: "Devices", dependencies: ["CLinux", "CGPS", "CUdev", "LocationCore", "NMEA", "Capture", "Pipeline", "LodestarIO"],
+        .target(name: "Devices", dependencies: ["CLinux", "CGPS", "CUdev", "LocationCore", "NMEA", "Capture", "Pipeline", "LodestarIO",
+                                          .product(name: "SystemPackage", package: "swift-system")],
                 swiftSettings: strict),
 
         .executableTarget(
