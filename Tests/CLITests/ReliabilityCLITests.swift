@@ -343,3 +343,51 @@ struct SplitMix {
         return z ^ (z >> 31)
     }
 }
+
+extension ReliabilityCLITests {
+    static func sentence(_ body: String) -> String { NMEAEncoder.sentence(body) }
+
+    // MARK: 11. Leap second
+
+    @Test(arguments: ["json", "gpsd", "nmea"])
+    func leapSecondKeeps235960(output: String) throws {
+        var text = ""
+        for (t, d) in [("235959.00", "311216"), ("235960.00", "311216"), ("000000.00", "010117"), ("000001.00", "010117")] {
+            text += Self.sentence("GPRMC,\(t),A,4807.038,N,01131.000,E,1.0,45.0,\(d),,,A")
+            text += Self.sentence("GPGGA,\(t),4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")
+        }
+        let dir = try TemporaryDirectory()
+        let r = try Lodestar.run(["replay", "--no-sky", "--output", output, try dir.write("leap.nmea", text)])
+        #expect(r.status == 0)
+        let times: [String]
+        if output == "nmea" {
+            times = r.stdout.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("$GPRMC") }.map { String($0.split(separator: ",")[1].prefix(6)) }
+            #expect(times == ["235959", "235960", "000000", "000001"])
+        } else {
+            times = r.stdout.split(separator: "\n").compactMap { line in
+                line.range(of: "\"time\":\"").map { String(line[$0.upperBound...].prefix(19)) }
+            }
+            #expect(times == ["2016-12-31T23:59:59", "2016-12-31T23:59:60", "2017-01-01T00:00:00", "2017-01-01T00:00:01"])
+        }
+        #expect(Set(times).count == times.count)
+    }
+
+    // MARK: 13. Out-of-range values
+
+    @Test func outOfRangeValuesAreUnknown() throws {
+        var text = ""
+        for t in ["120000.00", "120001.00"] {
+            text += Self.sentence("GPRMC,\(t),A,4807.038,N,01131.000,E,1.0,45.0,230324,,,A")
+            text += Self.sentence("GPGGA,\(t),4807.038,N,01131.000,E,1,99999,0.9,545.4,M,46.9,M,,")
+            text += Self.sentence("GPGSV,1,1,03,01,-95,720,-5,02,45,090,40,03,91,361,100")
+        }
+        let dir = try TemporaryDirectory()
+        let r = try Lodestar.run(["replay", "--output", "gpsd", try dir.write("range.nmea", text)])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("\"el\":45.0") || r.stdout.contains("\"el\":45"))
+        for bad in ["-95", "720", "361", "99999", "\"ss\":-5", "\"ss\":100", "\"el\":91"] {
+            #expect(!r.stdout.contains(bad), "\(bad) reached the output")
+        }
+        #expect(!r.stdout.contains("\"nSat\":99999") && !r.stdout.contains("\"uSat\":99999"))
+    }
+}
