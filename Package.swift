@@ -9,7 +9,7 @@ let package = Package(
     products: [
         .executable(name: "lodestar", targets: ["lodestar"]),
         .library(name: "Lodestar", targets: ["LodestarKit", "LocationServices", "Geocoding", "Estimation", "LocationCore", "NMEA",
-                                             "Capture", "Pipeline", "Devices", "Magnetics"]),
+                                             "Capture", "Pipeline", "Devices", "Session", "Magnetics"]),
         .executable(name: "WhereAmI", targets: ["WhereAmI"]),
     ],
     dependencies: [
@@ -35,13 +35,17 @@ let package = Package(
         .target(name: "Magnetics", dependencies: ["LocationCore", "LodestarData"], swiftSettings: strict),
 
         // The only Swift module over C and hardware.
-        .target(name: "Devices", dependencies: ["CLinux", "CGPS", "CUdev", "LocationCore", "NMEA", "Capture", "Pipeline", "LodestarIO",
+        // NMEA: the autobaud probe frames sentences; LodestarIO: the one syscall layer.
+        .target(name: "Devices", dependencies: ["CLinux", "CGPS", "CUdev", "LocationCore", "NMEA", "LodestarIO",
                                           .product(name: "SystemPackage", package: "swift-system")],
                 swiftSettings: strict),
+        // The one session runner for replay, run, record and LodestarKit: event source → pipeline → sinks/consumers.
+        .target(name: "Session", dependencies: ["LocationCore", "NMEA", "Capture", "Pipeline", "Magnetics", "Devices",
+                                                "LocationServices"], swiftSettings: strict),
 
         .executableTarget(
             name: "lodestar",
-            dependencies: ["LocationCore", "NMEA", "Capture", "Pipeline", "Devices", "Magnetics", "LocationServices", "Geocoding",
+            dependencies: ["LocationCore", "NMEA", "Capture", "Pipeline", "Devices", "Session", "Magnetics", "LocationServices", "Geocoding",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         // libFuzzer entry point (built by `make fuzz`); without -DFUZZING it replays corpus files as a regression runner.
@@ -60,7 +64,7 @@ let package = Package(
         // Geocoding quality report on GeoNames places outside the index (`make eval`, scripts/geodata/evalset.py).
         .executableTarget(name: "GeocodingEval", dependencies: ["Geocoding"], swiftSettings: strict),
         // The Core Location-style Swift API (LocationManager, Geocoder) over the pipeline and live sources.
-        .target(name: "LodestarKit", dependencies: ["LocationCore", "Capture", "Pipeline", "Devices", "Magnetics",
+        .target(name: "LodestarKit", dependencies: ["LocationCore", "Capture", "Pipeline", "Devices", "Session", "Magnetics",
                                                     "Estimation", "LocationServices", "Geocoding"], swiftSettings: strict),
         .executableTarget(name: "WhereAmI", dependencies: ["LodestarKit"], swiftSettings: strict),
         .executableTarget(name: "SmoothingEval", dependencies: ["Estimation", "Capture", "Pipeline", "NMEA", "LocationCore"],
@@ -75,6 +79,9 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Capture", "Magnetics", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DevicesTests", dependencies: ["Devices", "Pipeline", "NMEA", "CGPS", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SessionTests", dependencies: ["Session", "Devices", "Capture", "Pipeline", "Magnetics", "NMEA", "CLinux",
+                                                        "lodestar", "TestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "EstimationTests", dependencies: ["Estimation", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MagneticsTests", dependencies: ["Magnetics", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "LocationServicesTests", dependencies: ["LocationServices", "Pipeline", "Capture", "TestSupport"], swiftSettings: strict),

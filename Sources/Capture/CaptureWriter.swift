@@ -68,9 +68,20 @@ public final class CaptureWriter {
         if buffer.count >= flushThreshold { try flush() }
     }
 
-    public func writeStatus(monotonicNanos t: Int64, source: Int, text: String) throws(CaptureError) {
+    public func writeStatus(monotonicNanos t: Int64, source: Int, _ status: StatusReport) throws(CaptureError) {
         let t = nondecreasing(t)
-        append("\(t) \(source) S \(text.filter { $0 != "\n" && $0 != "\r" })\n")
+        append("\(t) \(source) S ")
+        buffer += LodestarCapture.statusPayload(status)
+        buffer.append(0x0A)
+        if buffer.count >= flushThreshold { try flush() }
+    }
+
+    /// An `F` record: a fix from another engine (gpsd JSON mode), every field in round-trip form.
+    public func writeFix(monotonicNanos t: Int64, source: Int, _ fix: ExternalFix) throws(CaptureError) {
+        let t = nondecreasing(t)
+        append("\(t) \(source) F ")
+        buffer += LodestarCapture.fixPayload(fix)
+        buffer.append(0x0A)
         if buffer.count >= flushThreshold { try flush() }
     }
 

@@ -7,7 +7,7 @@ import NMEA
 /// mounting, calibration, location, note), then one record per line:
 /// `<monotonic_ns> <source> <kind> <payload>` where kind is `N` (NMEA bytes exactly as received, escaped),
 /// `M`/`A`/`G` (magnetometer/accelerometer/gyroscope raw counts `x y z` and the `scale` converting them to
-/// µT, m/s², rad/s) or `S` (a source status change, free text).
+/// µT, m/s², rad/s), `S` (a source status change) or `F` (a fix from another engine, e.g. gpsd in JSON mode).
 public enum LodestarCapture {
     public static let magic = "#!lodestar-capture"
     public static let version = 1
@@ -156,11 +156,15 @@ public final class LodestarCaptureReader: CaptureReader {
                   let scale = Double(parts[3]), scale.isFinite else { statistics.reject("badSample"); return nil }
             let raw = RawSample(x: x, y: y, z: z, scale: scale)
             eventPayload = .motion(kind == 0x4D ? .magnetometerRaw(raw) : kind == 0x41 ? .accelerometerRaw(raw) : .gyroscopeRaw(raw))
-        case 0x53: // S: status, not an input to the core
-            if let last = lastTimeNanos, t < last { statistics.reject("backwardTime"); return nil }
-            statistics.recordsIgnored += 1
-            lastTimeNanos = t
-            return nil
+        case 0x53: // S: a source's status change
+            let name = sources[Int(source)]?.attributes["name"] ?? "source\(source)"
+            guard let status = LodestarCapture.status(from: payload, defaultName: name) else {
+                statistics.reject("badStatus"); return nil
+            }
+            eventPayload = .status(status)
+        case 0x46: // F: a fix computed by another engine (gpsd JSON mode)
+            guard let fix = LodestarCapture.fix(from: payload) else { statistics.reject("badFix"); return nil }
+            eventPayload = .fix(fix)
         default:
             statistics.reject("unknownKind"); return nil
         }

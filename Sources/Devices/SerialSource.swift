@@ -1,10 +1,10 @@
 #if canImport(Glibc)
+import LodestarIO
 import Glibc
 #endif
 import CLinux
 import LocationCore
 import NMEA
-import Pipeline
 import Synchronization
 
 /// A GNSS receiver on a serial line. `run` opens the port (exclusive, raw), sets or finds the rate, and delivers

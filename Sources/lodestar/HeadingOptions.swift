@@ -51,7 +51,7 @@ struct HeadingOptions: ParsableArguments {
     }
 
     /// Applies the options to pipeline settings; a bad calibration file ends the run with one line (exit 65/66).
-    func apply(to settings: inout Pipeline.Settings, today: CivilDate) {
+    func apply(to settings: inout Pipeline.Settings, today: CivilDate) throws {
         guard !noHeading else { settings.heading = nil; return }
         var h = HeadingEstimator.Settings.default
         h.headingFilterDegrees = headingFilter
@@ -66,11 +66,12 @@ struct HeadingOptions: ParsableArguments {
                 while try reader.nextLine({ line, _ -> Bool in bytes += line; bytes.append(0x0A); return true }) != nil {}
                 settings.calibration = try CalibrationFile(bytes: bytes).calibration
             } catch CaptureError.isDirectory(let p) {
-                fail("--calibration \(p): is a directory; give the calibration file written by lodestar calibrate", code: Exit.noInput)
+                throw CommandFailure("--calibration \(p): is a directory; give the calibration file written by lodestar calibrate",
+                                     code: Exit.noInput)
             } catch let e as CaptureError {
-                fail("--calibration " + e.description, code: Exit.code(for: e))
+                throw CommandFailure("--calibration " + e.description, code: Exit.code(for: e))
             } catch {
-                fail("\(path): \(error)", code: Exit.dataError)
+                throw CommandFailure("\(path): \(error)", code: Exit.dataError)
             }
         }
         if let text = location, var l = Self.parseLocation(text) {

@@ -70,7 +70,7 @@ enum ConfigFile {
     static func read(_ path: String) throws -> [(String, String)] {
         let reader: LineReader
         do { reader = LineReader(source: try ByteSource(path: path)) } catch {
-            fail(error.description, code: Exit.code(for: error))
+            throw CommandFailure(error.description, code: Exit.code(for: error))
         }
         var out: [(String, String)] = []
         while let line = try reader.nextLine({ bytes, _ in String(decoding: bytes, as: UTF8.self) }) {

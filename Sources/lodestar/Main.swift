@@ -7,7 +7,8 @@ import Glibc
 
 /// The entry point: swift-argument-parser's parsing, with every failure as exactly one `lodestar:` line on
 /// stderr (docs/cli.md), and standard output checked before exit 0 (a full disk or /dev/full is exit 74 naming
-/// the output, not a quiet exit with less data).
+/// the output, not a quiet exit with less data). The one place that decides the exit: commands throw
+/// `CommandFailure` (one stderr line, a distinct code), `ValidationError` or `ExitCode`.
 extension Lodestar {
     static func main() {
         let command: any ParsableCommand
@@ -19,6 +20,10 @@ extension Lodestar {
         do {
             var c = command
             try c.run()
+        } catch let failure as CommandFailure {
+            checkStandardOutput()
+            printError(failure.description)
+            Glibc.exit(failure.code)
         } catch {
             checkStandardOutput()
             exitOneLine(error)

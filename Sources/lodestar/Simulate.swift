@@ -66,7 +66,7 @@ struct Simulate: ParsableCommand {
                 try out.close()
             }
         } catch {
-            fail(error.description, code: error == .permissionDenied(path: output) ? Exit.permission : Exit.cannotCreate)
+            throw CommandFailure(error.description, code: error == .permissionDenied(path: output) ? Exit.permission : Exit.cannotCreate)
         }
         if let truth {
             do {
@@ -74,7 +74,7 @@ struct Simulate: ParsableCommand {
                 try w.writeRaw(RouteSimulator.truthCSV(truthRows))
                 try w.close()
             } catch {
-                fail(error.description, code: Exit.cannotCreate)
+                throw CommandFailure(error.description, code: Exit.cannotCreate)
             }
         }
     }
