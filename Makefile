@@ -12,6 +12,7 @@ BENCH_PACKAGES := libgeographiclib-dev time
 BIN := .build/$(CONFIG)/lodestar
 DEMO_CAPTURE := captures/simulated-drive.lcap
 FUZZ_SECONDS ?= 600
+SOAK_SECONDS ?= 600
 
 .PHONY: all deps test-deps hil-deps build test hil demo bench eval fuzz install uninstall clean
 
@@ -71,6 +72,7 @@ bench: deps
 	$(SWIFT) build -c release --product LodestarBench --static-swift-stdlib
 	$(SWIFT) build -c release --product LodestarEval
 	scripts/bench.sh
+	python3 scripts/soak.py .build/release/lodestar $(SOAK_SECONDS)
 
 # Heading accuracy on the real recordings in ../shared/data/mag (BROAD trials, x-io Fusion), and its per-sample cost;
 # position smoothing raw vs smoothed on ../shared/data/gnss (GSDC Pixel 4, F9K, the walk with a real IMU).

@@ -23,6 +23,9 @@ int clinux_serial_open(const char *path, int exclusive) {
     t.c_cc[VMIN] = 0;
     t.c_cc[VTIME] = 0;
     if (tcsetattr(fd, TCSANOW, &t) != 0) { int e = errno; close(fd); return -e; }
+    // Discard input the tty buffered before we opened it (as gpsd does): after a restart, minutes of old
+    // sentences would otherwise come out as a burst of stale fixes.
+    tcflush(fd, TCIFLUSH);
     return fd;
 }
 

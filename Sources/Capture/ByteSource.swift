@@ -22,7 +22,7 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .fileNotFound(let p): "\(p): no such file"
         case .permissionDenied(let p): "\(p): permission denied"
-        case .isDirectory(let p): "\(p): is a directory, not a capture file"
+        case .isDirectory(let p): "\(p): is a directory, not a file"
         case .readFailed(let p, let e): "\(p): read failed (\(SystemError.reason(e)))"
         case .writeFailed(let p, let e): "\(p): write failed (\(SystemError.reason(e)))"
         case .createFailed(let p, let e): "\(p): cannot create (\(SystemError.reason(e)))"

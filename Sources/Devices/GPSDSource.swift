@@ -31,6 +31,9 @@ public final class GPSDSource: LiveSource {
     public struct Settings: Sendable {
         public var pollMilliseconds = 50
         public var backoff = Backoff()
+        /// No data from gpsd for this long (its device gone, `"devices":[]`, or a stalled stream) reports
+        /// `unavailable`, like a silent serial receiver; data flowing again reports `recovered`. 0 disables.
+        public var silenceTimeoutNanos: Int64 = 5_000_000_000
         public init() {}
         public static let `default` = Settings()
     }
@@ -116,7 +119,15 @@ public final class GPSDSource: LiveSource {
 
         let message = UnsafeMutablePointer<CChar>.allocate(capacity: Self.messageCapacity + 1)
         defer { message.deallocate() }
+        var lastDataNanos = clinux_monotonic_ns()
+        var silenceReported = false
         while !isStopping {
+            let silence = settings.silenceTimeoutNanos
+            if silence > 0, !silenceReported, clinux_monotonic_ns() - lastDataNanos > silence {
+                silenceReported = true
+                tracker.problem(.unavailable, "\(endpoint): no data from gpsd for \(Double(silence) / 1e9) s "
+                                + "(receiver unplugged, or gpsd has no device?)")
+            }
             errno = 0
             let n = gps_read(data, message, Int32(Self.messageCapacity))
             let code = errno
@@ -125,6 +136,8 @@ public final class GPSDSource: LiveSource {
                 let utc = Timestamp(nanosecondsSince1970: clinux_realtime_ns())
                 let line = UnsafeRawBufferPointer(start: message, count: strlen(message))
                 guard let payload = payload(line: line, data: data) else { continue }
+                lastDataNanos = stamp
+                silenceReported = false
                 if !tracker.isFlowing {
                     tracker.flowing("\(endpoint) (\(mode.rawValue))")
                     backoff.reset()

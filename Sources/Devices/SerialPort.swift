@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import LodestarIO
+import SystemPackage
 import CLinux
 import LocationCore
 import NMEA
@@ -107,7 +108,9 @@ public final class SerialPort: Sendable {
             var monotonic: Int64 = 0
             var bytes: [UInt8] = []
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { scratch in
-                n = clinux_read(fd, scratch.baseAddress, capacity)
+                // Through the syscall layer (EINTR, fault-injection hook); errors as -errno like the shim's.
+                do { n = try Syscall.read(fd, into: UnsafeMutableRawBufferPointer(scratch)) }
+                catch let e as SystemPackage.Errno { n = -Int(e.rawValue) } catch { n = -Int(EIO) }
                 monotonic = clinux_monotonic_ns()
                 if n > 0 { bytes = Array(scratch[..<n]) }
             }

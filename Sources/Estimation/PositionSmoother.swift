@@ -101,6 +101,7 @@ public struct PositionSmoother: Sendable {
     public internal(set) var frame: LocalTangentFrame?
     var kf = KalmanFilter()
     public internal(set) var time: Timestamp?
+    var lastFixWasLeapSecond = false
     public internal(set) var isStationary = false
     public internal(set) var lastOutcome: Outcome = .noPosition
     public internal(set) var consecutiveRejections = 0
@@ -141,7 +142,10 @@ public struct PositionSmoother: Sendable {
             return fix
         }
         if let last = time {
-            if t == last { lastOutcome = .duplicate; return lastOutput ?? fix }
+            // After a leap second (23:59:60) the next second has the same POSIX instant: a new fix, not a duplicate.
+            let followsLeapSecond = lastFixWasLeapSecond && !fix.isLeapSecond
+            lastFixWasLeapSecond = fix.isLeapSecond
+            if t == last && !followsLeapSecond { lastOutcome = .duplicate; return lastOutput ?? fix }
             if t < last { lastOutcome = .outOfOrder; return lastOutput ?? fix }
         }
         let (sigE, sigN) = measurementSigmas(fix)

@@ -52,6 +52,9 @@ public struct Location: Sendable, Hashable {
     public var time: Timestamp?
     /// Digits of the receiver's time stamp after the decimal point (0 for "225308", 2 for "225308.00").
     public var timeFractionDigits: Int = 0
+    /// The receiver reported second 60 (a leap second, 23:59:60). `time` is then the POSIX instant, which
+    /// equals the next second's; outputs write 23:59:60 (as gpsd does), so no two fixes show one time.
+    public var isLeapSecond = false
     public var latitudeDegrees: Double?
     public var longitudeDegrees: Double?
     /// Altitude above mean sea level (the geoid).

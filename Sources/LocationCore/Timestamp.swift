@@ -44,8 +44,10 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     /// Appends the ISO 8601 form to a ByteBuffer (the output hot path).
-    public func appendISO8601(to out: inout ByteBuffer, fractionDigits: Int = 3) {
-        let (day, nano) = dayAndNanoOfDay
+    /// With `leapSecond`, the instant is a leap second's (POSIX repeats the next second): written as 23:59:60.
+    public func appendISO8601(to out: inout ByteBuffer, fractionDigits: Int = 3, leapSecond: Bool = false) {
+        let (day, nano) = leapSecond ? Timestamp(nanosecondsSince1970: nanosecondsSince1970 - 1_000_000_000).dayAndNanoOfDay
+                                     : dayAndNanoOfDay
         let date = CivilDate(daysSince1970: Int(day))
         let secs = Int(nano / 1_000_000_000)
         out.reserve(32)
@@ -54,7 +56,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         Self.put(&out, date.day, 2); out.append(0x54)
         Self.put(&out, secs / 3600, 2); out.append(0x3A)
         Self.put(&out, secs / 60 % 60, 2); out.append(0x3A)
-        Self.put(&out, secs % 60, 2)
+        Self.put(&out, secs % 60 + (leapSecond && secs % 60 == 59 ? 1 : 0), 2)
         let digits = max(0, min(9, fractionDigits))
         if digits > 0 {
             out.append(0x2E)

@@ -135,13 +135,26 @@ public final class FileDescriptorSink: OutputSink {
                 }
                 deliveredLines += lineCount(chunk)
             } catch {
-                deliveredLines += lineCount(UnsafeRawBufferPointer(rebasing: chunk[..<error.written]))
+                let written = UnsafeRawBufferPointer(rebasing: chunk[..<error.written])
+                deliveredLines += lineCount(written)
                 droppedLines += lineCount(UnsafeRawBufferPointer(rebasing: raw[(start + error.written)...]))
+                var tail = 0
+                while tail < written.count && written[written.count - 1 - tail] != 0x0A { tail += 1 }
+                removeTornLine(tail)
                 fail(error.errno)
                 return
             }
             start = end
         }
+    }
+
+    /// A write that failed part-way (a disk filling up) leaves `bytes` of a line in a regular file: cut them off so
+    /// the file ends on a whole line. Not done for files opened for appending (others may write there too).
+    private func removeTornLine(_ bytes: Int) {
+        guard bytes > 0, chunkLimit > Syscall.pipeBuffer, fcntl(fd, F_GETFL) & O_APPEND == 0 else { return }
+        let end = lseek(fd, 0, SEEK_CUR)
+        guard end >= off_t(bytes) else { return }
+        if ftruncate(fd, end - off_t(bytes)) == 0 { _ = lseek(fd, end - off_t(bytes), SEEK_SET) }
     }
 
     private func stopGraceOver() -> Bool {

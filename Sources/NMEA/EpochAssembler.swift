@@ -262,7 +262,10 @@ public struct EpochAssembler: Sendable {
             }
         }
         guard cycle.hasPosition || (cycle.gsaMode != nil && !emittedCurrent) else { return }
-        if let t = cycleTime { location.time = timestamp(for: t) }
+        if let t = cycleTime {
+            location.time = timestamp(for: t)
+            location.isLeapSecond = t.nanosecondOfDay >= 86_400_000_000_000
+        }
         if cycle.positionValid {
             if let g = cycle.gsaMode, g >= 2 { location.mode = g == 3 ? .threeD : .twoD }
             else if cycle.hasAltitudeSource { location.mode = location.altitudeMSLMeters != nil ? .threeD : .twoD }

@@ -51,11 +51,12 @@ public struct NMEAEncoder: Sendable {
         return (w + m, d < 0 ? negative : positive)
     }
 
-    static func time(_ t: Timestamp?, decimals: Int = 2) -> String {
-        guard let t else { return "" }
+    static func time(_ t: Timestamp?, decimals: Int = 2, leapSecond: Bool = false) -> String {
+        guard var t else { return "" }
+        if leapSecond { t = Timestamp(nanosecondsSince1970: t.nanosecondsSince1970 - 1_000_000_000) }
         let nano = t.dayAndNanoOfDay.nanoOfDay
         let secs = Int(nano / 1_000_000_000)
-        var s = pad(secs / 3600) + pad(secs / 60 % 60) + pad(secs % 60)
+        var s = pad(secs / 3600) + pad(secs / 60 % 60) + pad(secs % 60 + (leapSecond && secs % 60 == 59 ? 1 : 0)) // 23:59:60
         if decimals > 0 {
             var div: Int64 = 1_000_000_000
             for _ in 0..<decimals { div /= 10 }
@@ -75,7 +76,8 @@ public struct NMEAEncoder: Sendable {
         let (lat, ns) = coordinate(l.latitudeDegrees, degreeDigits: 2, positive: "N", negative: "S")
         let (lon, ew) = coordinate(l.longitudeDegrees, degreeDigits: 3, positive: "E", negative: "W")
         var date = ""
-        if let t = l.time { let c = t.civilDate; date = Self.pad(c.day) + Self.pad(c.month) + Self.pad(c.year % 100) }
+        if let t = l.time.map({ l.isLeapSecond ? Timestamp(nanosecondsSince1970: $0.nanosecondsSince1970 - 1_000_000_000) : $0 }) {
+            let c = t.civilDate; date = Self.pad(c.day) + Self.pad(c.month) + Self.pad(c.year % 100) }
         let knots = l.speedMetersPerSecond.map { $0 / 0.514_444_444_444_444_5 }
         var variation = "", variationDir = ""
         if let v = l.magneticVariationDegrees { variation = Self.fixed(abs(v), 1); variationDir = v < 0 ? "W" : "E" }
@@ -89,7 +91,7 @@ public struct NMEAEncoder: Sendable {
         case .simulated: mode = "S"
         default: mode = "A"
         }
-        let fields = [Self.time(l.time), valid ? "A" : "V", lat, ns, lon, ew, Self.fixed(knots, 3),
+        let fields = [Self.time(l.time, leapSecond: l.isLeapSecond), valid ? "A" : "V", lat, ns, lon, ew, Self.fixed(knots, 3),
                       Self.fixed(l.courseDegrees, 2), date, variation, variationDir, mode]
         return Self.sentence(talker + "RMC," + fields.joined(separator: ","))
     }
@@ -111,7 +113,7 @@ public struct NMEAEncoder: Sendable {
         default: quality = 1
         }
         let sats = l.satellitesUsed.map { Self.pad(min($0, 99)) } ?? ""
-        let fields = [Self.time(l.time), lat, ns, lon, ew, String(quality), sats, Self.fixed(l.hdop, 1),
+        let fields = [Self.time(l.time, leapSecond: l.isLeapSecond), lat, ns, lon, ew, String(quality), sats, Self.fixed(l.hdop, 1),
                       Self.fixed(l.altitudeMSLMeters, 1), l.altitudeMSLMeters == nil ? "" : "M",
                       Self.fixed(l.geoidSeparationMeters, 1), l.geoidSeparationMeters == nil ? "" : "M",
                       Self.fixed(l.dgpsAgeSeconds, 1), l.dgpsStation.map { String(format4: $0) } ?? ""]

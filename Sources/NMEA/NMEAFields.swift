@@ -44,6 +44,19 @@ public struct NMEAFields {
         return NumberParser.decimal(base + r.start, r.end - r.start)?.value
     }
 
+    /// A number that is physically possible here; an impossible value (elevation −95°, azimuth 720°) is unknown.
+    @inlinable
+    public func double(_ i: Int, in valid: ClosedRange<Double>) -> Double? {
+        guard let v = double(i), valid.contains(v) else { return nil }
+        return v
+    }
+
+    @inlinable
+    public func int(_ i: Int, in valid: ClosedRange<Int>) -> Int? {
+        guard let v = int(i), valid.contains(v) else { return nil }
+        return v
+    }
+
     /// A non-negative or signed integer field. nil when empty, fractional or not a number.
     @inlinable
     public func int(_ i: Int) -> Int? {

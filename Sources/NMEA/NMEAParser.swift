@@ -166,7 +166,7 @@ public final class NMEAParser {
         .gga(GGA(time: f.time(1),
                  latitudeDegrees: f.coordinate(2, hemisphere: 3, maximumDegrees: 90),
                  longitudeDegrees: f.coordinate(4, hemisphere: 5, maximumDegrees: 180),
-                 qualityIndicator: f.int(6), satellitesUsed: f.int(7), hdop: f.double(8),
+                 qualityIndicator: f.int(6), satellitesUsed: f.int(7, in: 0...99), hdop: f.double(8, in: 0...99.99),
                  altitudeMSLMeters: f.double(9), geoidSeparationMeters: f.double(11),
                  dgpsAgeSeconds: f.double(13), dgpsStation: f.int(14)))
     }
@@ -220,8 +220,9 @@ public final class NMEAParser {
         for g in 0..<(groups / 4) {
             let i = 4 + 4 * g
             if let id = f.int(i) {
-                sats.append(GSVSatellite(id: id, elevationDegrees: f.double(i + 1), azimuthDegrees: f.double(i + 2),
-                                         snrDBHz: f.double(i + 3)))
+                // Out-of-range values (elevation −95, azimuth 720, SNR −5) are unknown, never passed on.
+                sats.append(GSVSatellite(id: id, elevationDegrees: f.double(i + 1, in: -90...90),
+                                         azimuthDegrees: f.double(i + 2, in: 0...360), snrDBHz: f.double(i + 3, in: 0...99)))
             }
         }
         return .gsv(GSV(totalMessages: f.int(1), messageNumber: f.int(2), satellitesInView: f.int(3),
@@ -263,7 +264,7 @@ public final class NMEAParser {
         return .gns(GNS(time: f.time(1),
                         latitudeDegrees: f.coordinate(2, hemisphere: 3, maximumDegrees: 90),
                         longitudeDegrees: f.coordinate(4, hemisphere: 5, maximumDegrees: 180),
-                        modes: modes, satellitesUsed: f.int(7), hdop: f.double(8), altitudeMSLMeters: f.double(9),
+                        modes: modes, satellitesUsed: f.int(7, in: 0...99), hdop: f.double(8, in: 0...99.99), altitudeMSLMeters: f.double(9),
                         geoidSeparationMeters: f.double(10), dgpsAgeSeconds: f.double(11), dgpsStation: f.int(12),
                         navigationalStatus: f.character(13)))
     }

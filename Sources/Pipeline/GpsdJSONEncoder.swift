@@ -22,7 +22,7 @@ public struct GpsdJSONEncoder: OutputEncoder {
                 w.integer(&out, "status", l.quality.rawValue)
             }
             w.integer(&out, "mode", max(l.mode.rawValue, 0))
-            w.time(&out, "time", l.time, fractionDigits: 3)
+            w.time(&out, "time", l.time, fractionDigits: 3, leapSecond: l.isLeapSecond)
             if l.time != nil { w.number(&out, "ept", 0.005, decimals: 3) }
             let valid = l.mode == .twoD || l.mode == .threeD
             if valid {

@@ -57,11 +57,12 @@ public struct JSONWriter {
     }
 
     @inlinable
-    public mutating func time(_ out: inout ByteBuffer, _ k: StaticString, _ t: Timestamp?, fractionDigits: Int) {
+    public mutating func time(_ out: inout ByteBuffer, _ k: StaticString, _ t: Timestamp?, fractionDigits: Int,
+                              leapSecond: Bool = false) {
         guard let t else { return }
         key(&out, k)
         out.append(0x22)
-        t.appendISO8601(to: &out, fractionDigits: fractionDigits)
+        t.appendISO8601(to: &out, fractionDigits: fractionDigits, leapSecond: leapSecond)
         out.append(0x22)
     }
 

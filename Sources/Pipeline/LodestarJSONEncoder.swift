@@ -11,7 +11,7 @@ public struct LodestarJSONEncoder: OutputEncoder {
         switch event {
         case .fix(let l):
             w.begin(&out, class: "fix")
-            w.time(&out, "time", l.time, fractionDigits: max(3, l.timeFractionDigits))
+            w.time(&out, "time", l.time, fractionDigits: max(3, l.timeFractionDigits), leapSecond: l.isLeapSecond)
             w.string(&out, "mode", l.mode.name)
             if l.mode == .twoD || l.mode == .threeD { w.string(&out, "quality", l.quality.name) }
             w.number(&out, "latitudeDegrees", l.latitudeDegrees, decimals: 9)

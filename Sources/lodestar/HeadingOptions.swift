@@ -65,8 +65,11 @@ struct HeadingOptions: ParsableArguments {
                 var bytes: [UInt8] = []
                 while try reader.nextLine({ line, _ -> Bool in bytes += line; bytes.append(0x0A); return true }) != nil {}
                 settings.calibration = try CalibrationFile(bytes: bytes).calibration
+            } catch CaptureError.isDirectory(let p) {
+                throw CommandFailure("--calibration \(p): is a directory; give the calibration file written by lodestar calibrate",
+                                     code: Exit.noInput)
             } catch let e as CaptureError {
-                throw CommandFailure(e.description, code: Exit.code(for: e))
+                throw CommandFailure("--calibration " + e.description, code: Exit.code(for: e))
             } catch {
                 throw CommandFailure("\(path): \(error)", code: Exit.dataError)
             }

@@ -17,8 +17,13 @@ enum SourceFactory {
         for (i, text) in gps.enumerated() {
             do {
                 let spec = try DeviceSpec(parsing: text)
+                if case .serial(let path, _) = spec, let type = Syscall.fileType(path), type == S_IFREG || type == S_IFDIR {
+                    // Retrying "Inappropriate ioctl for device" for ever helps nobody: say what to do instead.
+                    throw ValidationError("--gps \(text): \(path) is a \(type == S_IFREG ? "regular file" : "directory"), "
+                                          + "not a serial device; to read a recorded log use: lodestar replay \(path)")
+                }
                 sources.append(spec.makeSource(name: "gps\(i)", gpsdMode: gpsdMode))
-            } catch {
+            } catch let error as DeviceSpecError {
                 throw ValidationError("--gps \(text): \(error.description)")
             }
         }

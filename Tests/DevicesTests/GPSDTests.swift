@@ -136,3 +136,34 @@ struct GPSDTests {
         #expect(sink.statuses.last?.message == "gpsd://127.0.0.1:\(port): can't connect to host/port pair")
     }
 }
+
+/// Issue 13, case 8: gpsd running but its receiver silent (device gone or stalled) is reported like a silent
+/// serial receiver: unavailable after the silence timeout, recovered when data flows again.
+@Suite("GPSD source: stalled stream", .enabled(if: GPSDProcess.isInstalled, Comment(rawValue: GPSDProcess.skipMessage)),
+       .timeLimit(.minutes(1)))
+struct GPSDSilenceTests {
+    @Test func stalledStreamIsUnavailableThenRecovered() async throws {
+        let directory = try TemporaryDirectory()
+        let pty = try PseudoTerminal()
+        var feeder: Feeder? = pty.startFeeding(ReceiverNMEA.cycle, everyMilliseconds: 100)
+        let gpsd = try GPSDProcess(device: pty.slavePath, directory: directory)
+        defer { feeder?.stop(); gpsd.kill() }
+        let sink = LiveRecorder()
+        var settings = GPSDSource.Settings()
+        settings.silenceTimeoutNanos = 1_000_000_000
+        let runner = LiveSourceThread(GPSDSource(host: "127.0.0.1", port: gpsd.port, mode: .nmea, settings: settings), sink: sink)
+        #expect(await sink.wait(5) { $0.states.contains(.available) }, "gpsd log: \(gpsd.log)")
+        feeder?.stop()
+        feeder = nil
+        // (Under load gpsd can take longer than the timeout to send its first sentence: that is reported too.)
+        func afterAvailable(_ s: [StatusReport.State]) -> ArraySlice<StatusReport.State> {
+            s.firstIndex(of: .available).map { s[($0 + 1)...] } ?? []
+        }
+        #expect(await sink.wait(4) { afterAvailable($0.states).contains(.unavailable) })
+        #expect(sink.statuses.last?.message?.contains("no data from gpsd for 1.0 s") == true)
+        feeder = pty.startFeeding(ReceiverNMEA.cycle, everyMilliseconds: 100)
+        #expect(await sink.wait(5) { afterAvailable($0.states).contains(.recovered) })
+        await runner.stop()
+        #expect(Array(afterAvailable(sink.states)) == [.unavailable, .recovered])
+    }
+}
