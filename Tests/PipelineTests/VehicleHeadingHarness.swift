@@ -6,7 +6,7 @@ import Pipeline
 
 /// Runs `VehicleHeadingEstimator` over a simulated drive and scores it against the simulator's truth.
 struct VehicleHeadingRun {
-    struct Sample { var seconds: Double; var report: HeadingReport; var truth: Double; var interference: Bool }
+    struct Sample { var seconds: Double; var report: HeadingReport; var truth: Double; var interference: Bool; var status: VehicleHeadingEstimator.Status }
     var samples: [Sample] = []
     var settings: RouteSimulator.Settings
     var estimator: VehicleHeadingEstimator
@@ -46,7 +46,7 @@ struct VehicleHeadingRun {
                 if let r = est.process(m, monotonicNanos: t).report {
                     let s = SimulatedTruth.seconds(monotonicNanos: t)
                     run.samples.append(Sample(seconds: s, report: r, truth: truth.headingDegrees(atSeconds: s),
-                                              interference: truth.interference(atSeconds: s)))
+                                              interference: truth.interference(atSeconds: s), status: est.status))
                 }
             default: break
             }

@@ -51,8 +51,9 @@ extension VehicleHeadingEstimator {
         public var adoptionPairs: Int = 12
         public var adoptionCoverage: Double = 0.08
         public var adoptionResidualDegrees: Double = 4
-        /// Forgetting per course pair of the running fit (1 − 1/N keeps about N pairs).
-        public var fitForgetting: Double = 1 - 1.0 / 600
+        /// Memory of the running fit (s of course pairs; older pairs fade exponentially). A residual limit above
+        /// is for a field of inclination 63° (tan 2) and grows with tan(inclination) beyond, as tilt errors do.
+        public var fitMemorySeconds: Double = 600
         /// Disturbed this long while moving with course fixes: start a fresh fit (a changed hard iron).
         public var relearnAfterSeconds: Double = 4
 
@@ -72,7 +73,7 @@ extension VehicleHeadingEstimator {
 
         // MARK: Tilt
         /// Accelerometer low-pass (s) and the slow average that gives the mounting's up axis (s).
-        public var accelerometerTimeConstantSeconds: Double = 0.25
+        public var accelerometerTimeConstantSeconds: Double = 1
         public var mountingTimeConstantSeconds: Double = 120
         /// The gyroscope counts as present when its last sample is at most this old.
         public var gyroscopeTimeoutSeconds: Double = 0.25

@@ -29,6 +29,8 @@ public struct VehicleHeadingEstimator: Sendable {
 
     // Tilt.
     private var accelLP = Vector3.zero
+    /// The specific force itself, averaged over about a second (for learning the forward axis).
+    private var specificForceLP = Vector3.zero
     private var accelCount = 0
     private var lastAccelNanos: Int64?
     /// Mounting up axis (slow mean of gravity), forward axis (learned from along-track accelerations), sensor frame.
@@ -40,7 +42,10 @@ public struct VehicleHeadingEstimator: Sendable {
     private var up = Vector3(x: 0, y: 0, z: 1)
 
     // GNSS.
-    private var speed = 0.0, alongTrack = 0.0
+    private var speed = 0.0, alongTrack = 0.0, alongTrackSlope = 0.0, alongTrackCentre: Int64 = 0
+    private var lastCourse: Double?, lastCourseNanos: Int64 = 0
+    private var courseRate = 0.0, courseRateSlope = 0.0, courseRateCentre: Int64 = 0, courseRateValid = false
+    private var magneticRate = 0.0, magneticRateValid = false, lastMagneticHeading = Double.nan
     private var lastFixNanos: Int64?
     private var lastFixSpeed: Double?
     private var haveSpeed = false
@@ -59,6 +64,7 @@ public struct VehicleHeadingEstimator: Sendable {
 
     // Calibration in motion.
     private var fit = CourseMagnetometerFit()
+    private var lastPairNanos: Int64?
     private var candidate: CourseMagnetometerFit?
     public private(set) var solution: CourseMagnetometerFit.Solution?
     private var solutionFromState = false
@@ -106,6 +112,9 @@ public struct VehicleHeadingEstimator: Sendable {
         public var usesGyroscope: Bool
         public var headingSigmaDegrees: Double
         public var magneticBiasDegrees: Double
+        /// The magnetometer's own true heading (fit applied), NaN before a calibration.
+        public var magneticHeadingDegrees: Double
+        public var rateDegreesPerSecond: Double
     }
 
     public var status: Status {
@@ -113,7 +122,7 @@ public struct VehicleHeadingEstimator: Sendable {
                pairs: fit.pairs, residualDegrees: solution.map(residualDegrees(_:)),
                horizontalFieldMicrotesla: solution?.horizontalMicrotesla, mountingYawDegrees: mountingYawDegrees,
                disturbed: disturbed, usesGyroscope: usingGyro, headingSigmaDegrees: p00.squareRoot(),
-               magneticBiasDegrees: beta)
+               magneticBiasDegrees: beta, magneticHeadingDegrees: magneticHeading, rateDegreesPerSecond: currentRate)
     }
 
     /// The sensor's yaw relative to the vehicle's forward axis (degrees, clockwise), learned from the course.
@@ -123,6 +132,11 @@ public struct VehicleHeadingEstimator: Sendable {
         let f = forward, l = mountUp.cross(forward)
         let axisAngle = HeadingMath.atan2Degrees(-a.dot(l), a.dot(f))
         return HeadingMath.difference(axisAngle, HeadingMath.difference(s.rotationDegrees, d) * -1 * -1 - 0)
+    }
+
+    /// How much a tilt error turns the heading: |vertical| / horizontal of the fitted field.
+    private func tanInclination(_ s: CourseMagnetometerFit.Solution) -> Double {
+        min(8, abs(s.verticalMicrotesla) / max(s.horizontalMicrotesla, 1e-3))
     }
 
     private func residualDegrees(_ s: CourseMagnetometerFit.Solution) -> Double {
@@ -147,13 +161,17 @@ public struct VehicleHeadingEstimator: Sendable {
         guard fix.mode != .noFix, let v = fix.speedMetersPerSecond, v.isFinite, v >= 0 else { return }
         if let last = lastFixNanos, let lastV = lastFixSpeed {
             let dt = Double(t &- last) * 1e-9
+            let previous = alongTrack
             if dt > 0.2 && dt < 3 { alongTrack = max(-8, min(8, (v - lastV) / dt)) } else { alongTrack = 0 }
+            // The difference is the mean over the last interval (centred half an interval back): extrapolate.
+            alongTrackSlope = dt > 0.2 && dt < 3 ? max(-3, min(3, (alongTrack - previous) / dt)) : 0
+            alongTrackCentre = t &- Int64(dt * 0.5e9) &- Int64(settings.courseLatencySeconds * 1e9)
         }
         lastFixNanos = t; lastFixSpeed = v; speed = v; haveSpeed = true
         learnForward(v)
 
         guard v >= settings.minimumCourseSpeedMetersPerSecond, let course = fix.courseDegrees, course.isFinite
-        else { return }
+        else { lastCourse = nil; courseRateValid = v < 0.5; courseRate = 0; courseRateSlope = 0; return }
         let sv = fix.speedAccuracyMetersPerSecond ?? settings.speedSigmaMetersPerSecond
         var sigma = fix.courseAccuracyDegrees ?? atan2(sv, v) * HeadingMath.degreesPerRadian
         let turnRate = currentRate
@@ -164,11 +182,40 @@ public struct VehicleHeadingEstimator: Sendable {
         // The course at its epoch, carried to the filter's time (the last magnetometer sample).
         let observed = course + turnRate * (latency - sinceMag)
         courseUpdate(observed, sigma: sigma)
+        if !usingGyro, let previous = lastCourse {
+            let gap = Double(t &- lastCourseNanos) * 1e-9
+            if gap > 0.2 && gap < 2.5 {
+                // The mean rate over the interval: the filter's rate, within what the turn could change in it.
+                let z = HeadingMath.difference(course, previous) / gap
+                courseRateSlope = courseRateValid ? max(-20, min(20, (z - courseRate) / gap)) : 0
+                courseRate = z; courseRateValid = true
+                courseRateCentre = t &- Int64(gap * 0.5e9) &- Int64(settings.courseLatencySeconds * 1e9)
+                let r = 2 * sigma * sigma / (gap * gap) + pow(settings.headingAccelerationNoise.squareRoot() * gap, 2) / 4
+                rateUpdate(z, variance: r)
+            }
+        }
+        lastCourse = course; lastCourseNanos = t
         pairWithCourse(course, sigma: sigma, epochNanos: t &- Int64(latency * 1e9))
     }
 
     /// Heading rate (°/s, clockwise): the gyroscope's, else the filter's.
     private var currentRate: Double { usingGyro ? gyroRate - rate : rate }
+    /// For the centripetal acceleration: the gyroscope's rate, else the magnetometer heading's (when calibrated
+    /// and clean), else the filter's.
+    /// Without a gyroscope the course's rate of change (carried forward by its trend), not the magnetometer's:
+    /// the magnetometer heading depends on the tilt, and closing that loop at speed is unstable.
+    private func turnRateForTilt(_ t: Int64) -> Double {
+        if usingGyro { return gyroRate - rate }
+        guard courseRateValid, Double(t &- lastCourseNanos) * 1e-9 < 2.5 else { return 0 }
+        let ahead = min(1.5, max(0, Double(t &- courseRateCentre) * 1e-9))
+        return courseRate + courseRateSlope * ahead
+    }
+
+    /// Along-track acceleration now (m/s²): the last speed difference carried forward by its trend (limited).
+    private func alongTrackNow(_ t: Int64) -> Double {
+        let ahead = min(1.5, max(0, Double(t &- alongTrackCentre) * 1e-9))
+        return alongTrack + alongTrackSlope * ahead
+    }
 
     public mutating func process(_ sample: MotionSample, monotonicNanos t: Int64) -> HeadingUpdate {
         switch sample {
@@ -195,14 +242,22 @@ public struct VehicleHeadingEstimator: Sendable {
         let dt = min(dt0, 0.5)
         accelCount += 1
         if accelCount == 1 {
-            accelLP = a; mountUp = a.times(1 / max(a.length, 1e-9))
+            accelLP = a; specificForceLP = a; mountUp = a.times(1 / max(a.length, 1e-9))
             chooseReferenceAxis()
             forward = Self.project(Vector3(x: 1, y: 0, z: 0), perpendicularTo: mountUp)
                 ?? Self.project(Vector3(x: 0, y: 1, z: 0), perpendicularTo: mountUp)!
             return
         }
         let before = accelLP
-        accelLP = accelLP.plus(a.minus(accelLP).times(min(1, dt / settings.accelerometerTimeConstantSeconds)))
+        // Gravity: the specific force minus the vehicle's own acceleration (along track, centripetal), low-passed.
+        let fresh = lastFixNanos.map { Double(t &- $0) * 1e-9 < 2.5 } ?? false
+        let along = fresh ? alongTrackNow(t) : 0
+        let v = fresh ? max(0, speed + along * 0) : speed
+        let lateral = -v * turnRateForTilt(t) * HeadingMath.radiansPerDegree
+        let left = mountUp.cross(forward)
+        let g = a.minus(forward.times(along)).minus(left.times(lateral))
+        accelLP = accelLP.plus(g.minus(accelLP).times(min(1, dt / settings.accelerometerTimeConstantSeconds)))
+        specificForceLP = specificForceLP.plus(a.minus(specificForceLP).times(min(1, dt / 0.5)))
         let k = accelCount < 100 ? 1 / Double(accelCount) : min(1, dt / settings.mountingTimeConstantSeconds)
         let n = a.length
         if n > 0 { mountUp = mountUp.plus(a.times(1 / n).minus(mountUp).times(k)).normalizedOrSelf }
@@ -226,7 +281,7 @@ public struct VehicleHeadingEstimator: Sendable {
     /// Along-track accelerations seen by the accelerometer give the forward axis.
     private mutating func learnForward(_ v: Double) {
         guard accelCount > 0, abs(alongTrack) > 0.4, v > 1 else { return }
-        let horizontal = accelLP.minus(mountUp.times(accelLP.dot(mountUp)))
+        let horizontal = specificForceLP.minus(mountUp.times(specificForceLP.dot(mountUp)))
         forwardSum = forwardSum.plus(horizontal.times(alongTrack))
         forwardWeight += alongTrack * alongTrack
         if forwardWeight > 4, let f = Self.project(forwardSum, perpendicularTo: mountUp) { forward = f }
@@ -257,12 +312,8 @@ public struct VehicleHeadingEstimator: Sendable {
         let fresh = lastFixNanos.map { Double(t &- $0) * 1e-9 < 2.5 } ?? false
         let stationary = (fresh && speed < 0.5 && quietSeconds > 0.5) || (!fresh && quietSeconds > 2)
 
-        // Tilt: gravity = low-passed specific force − the vehicle's acceleration.
-        let left = mountUp.cross(forward)
-        let v = fresh ? max(0, speed + alongTrack * (Double(t &- (lastFixNanos ?? t)) * 1e-9)) : speed
-        let lateral = -v * currentRate * HeadingMath.radiansPerDegree
-        let g = accelLP.minus(forward.times(fresh ? alongTrack : 0)).minus(left.times(lateral))
-        up = g.times(1 / max(g.length, 1e-9))
+        let v = speed
+        up = accelLP.times(1 / max(accelLP.length, 1e-9))
         guard let axis = referenceAxis, let h1 = Self.project(axis, perpendicularTo: up) else { return .none }
         let h2 = up.cross(h1)
         var mv = m
@@ -281,6 +332,12 @@ public struct VehicleHeadingEstimator: Sendable {
             let u = s.unit(x: x, y: y)
             let norm = (u.c * u.c + u.s * u.s).squareRoot()
             magneticHeading = HeadingMath.atan2Degrees(u.s, u.c) + declinationShift
+            if lastMagneticHeading.isFinite, dt > 0 {
+                let step = HeadingMath.difference(magneticHeading, lastMagneticHeading) / dt
+                magneticRate += (step - magneticRate) * min(1, dt / 0.3)
+                magneticRateValid = true
+            }
+            lastMagneticHeading = magneticHeading
             let a = min(1, dt / settings.deviationTimeConstantSeconds)
             devH += (norm - 1 - devH) * a
             devV += (vertical - s.verticalMicrotesla - devV) * a
@@ -429,6 +486,19 @@ public struct VehicleHeadingEstimator: Sendable {
         p00 = max(p00, 1e-6); p11 = max(p11, 0); p22 = max(p22, 1e-6)
     }
 
+    /// Scalar update of z = r (the heading rate, without a gyroscope).
+    private mutating func rateUpdate(_ z: Double, variance: Double) {
+        let s = p11 + variance
+        guard s > 0, s.isFinite else { return }
+        let nu = z - rate
+        let k0 = p01 / s, k1 = p11 / s, k2 = p12 / s
+        let a0 = p01, a1 = p11, a2 = p12
+        psi = HeadingMath.wrap360(psi + k0 * nu); rate += k1 * nu; beta += k2 * nu
+        p00 -= k0 * a0; p01 -= k0 * a1; p02 -= k0 * a2
+        p11 -= k1 * a1; p12 -= k1 * a2; p22 -= k2 * a2
+        p00 = max(p00, 1e-6); p11 = max(p11, 0); p22 = max(p22, 1e-6)
+    }
+
     private mutating func courseUpdate(_ course: Double, sigma: Double) {
         if !initialized {
             psi = HeadingMath.wrap360(course); p00 = sigma * sigma; p01 = 0; p02 = 0
@@ -461,7 +531,10 @@ public struct VehicleHeadingEstimator: Sendable {
         let w = 1 / max(s2, 0.01)
         let moving = !disturbed
         if moving {
-            fit.add(x: x, y: y, vertical: v, headingDegrees: course, weight: w, forgetting: settings.fitForgetting)
+            let gap = lastPairNanos.map { min(10, max(0, Double(epochNanos &- $0) * 1e-9)) } ?? 0
+            lastPairNanos = epochNanos
+            fit.add(x: x, y: y, vertical: v, headingDegrees: course, weight: w,
+                    forgetting: exp(-gap / settings.fitMemorySeconds))
         }
         if disturbed && disturbedSeconds >= settings.relearnAfterSeconds {
             if candidate == nil { candidate = CourseMagnetometerFit() }
@@ -474,7 +547,8 @@ public struct VehicleHeadingEstimator: Sendable {
 
     private func qualifies(_ f: CourseMagnetometerFit) -> CourseMagnetometerFit.Solution? {
         guard f.pairs >= settings.adoptionPairs, f.coverage >= settings.adoptionCoverage, let s = f.solve(),
-              s.isUsable, residualDegrees(s) <= settings.adoptionResidualDegrees else { return nil }
+              s.isUsable, residualDegrees(s) <= settings.adoptionResidualDegrees * max(1, tanInclination(s) / 2)
+        else { return nil }
         if let e = fieldElements {
             let ratio = s.horizontalMicrotesla / max(e.horizontalNanotesla / 1000, 1e-3)
             guard ratio > 0.5 && ratio < 2 else { return nil }
