@@ -58,12 +58,14 @@ struct VehicleHeadingRun {
     struct Score: CustomStringConvertible {
         var count = 0, valid = 0, honest = 0
         var sumSquares = 0.0, maxError = 0.0
+        var accuracies: [Double] = []
+        var medianAccuracy: Double { accuracies.isEmpty ? .nan : accuracies.sorted()[accuracies.count / 2] }
         var validShare: Double { count > 0 ? Double(valid) / Double(count) : 0 }
         var honestShare: Double { valid > 0 ? Double(honest) / Double(valid) : 1 }
         var rmse: Double { valid > 0 ? (sumSquares / Double(valid)).squareRoot() : .nan }
         var description: String {
-            String(format: "n=%d valid=%.1f%% rmse=%.2f° max=%.1f° honest=%.1f%%", count, 100 * validShare, rmse,
-                   maxError, 100 * honestShare)
+            String(format: "n=%d valid=%.1f%% rmse=%.2f° max=%.1f° honest=%.1f%% median accuracy %.1f°", count,
+                   100 * validShare, rmse, maxError, 100 * honestShare, medianAccuracy)
         }
     }
 
@@ -79,6 +81,7 @@ struct VehicleHeadingRun {
             let e = abs(Angle.differenceDegrees(th, x.truth))
             s.sumSquares += e * e
             s.maxError = max(s.maxError, e)
+            s.accuracies.append(x.report.headingAccuracyDegrees)
             if e <= x.report.headingAccuracyDegrees { s.honest += 1 }
         }
         return s

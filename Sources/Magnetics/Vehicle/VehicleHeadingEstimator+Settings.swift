@@ -20,6 +20,8 @@ extension VehicleHeadingEstimator {
         /// Time from a fix's epoch to its arrival (the receiver's output latency), and its uncertainty.
         public var courseLatencySeconds: Double = 0.07
         public var courseLatencySigmaSeconds: Double = 0.05
+        /// Along-track acceleration and course rate are differences of fixes at least this far apart (s).
+        public var derivativeBaselineSeconds: Double = 0.9
 
         // MARK: Heading filter
         /// Without a gyroscope: heading acceleration spectral density (°²/s³); a car's turns reach ≈ 7 °/s².
@@ -36,10 +38,11 @@ extension VehicleHeadingEstimator {
         public var magneticBiasNoisePerDegree: Double = 0.01
         /// Magnetometer noise per axis (µT) — with the horizontal field it gives the heading noise.
         public var magnetometerNoiseMicrotesla: Double = 0.4
-        /// Tilt error of the levelled field (degrees): base, per m/s² of uncompensated acceleration, and when
+        /// Tilt error of the levelled field (degrees): base; the share of the vehicle's acceleration left
+        /// uncompensated (body roll and pitch, speed and rate errors); and when
         /// the vehicle's acceleration is unknown (no recent fix while moving).
         public var tiltErrorDegrees: Double = 0.3
-        public var tiltErrorPerAcceleration: Double = 0.3
+        public var tiltErrorPerAcceleration: Double = 0.05
         public var unknownAccelerationTiltDegrees: Double = 2
         /// How long tilt errors stay correlated (s): the magnetometer's measurement noise is inflated so that a
         /// second of samples does not count as independent evidence.

@@ -48,6 +48,7 @@ public struct VehicleHeadingEstimator: Sendable {
     private var magneticRate = 0.0, magneticRateValid = false, lastMagneticHeading = Double.nan
     private var lastFixNanos: Int64?
     private var lastFixSpeed: Double?
+    private var baseFixNanos: Int64?
     private var haveSpeed = false
     private var quietSeconds = 0.0
 
@@ -115,6 +116,9 @@ public struct VehicleHeadingEstimator: Sendable {
         /// The magnetometer's own true heading (fit applied), NaN before a calibration.
         public var magneticHeadingDegrees: Double
         public var rateDegreesPerSecond: Double
+        /// The running fit solved now (adopted or not): its residual as a heading RMS and horizontal field.
+        public var fitResidualDegrees: Double?
+        public var fitHorizontalMicrotesla: Double?
     }
 
     public var status: Status {
@@ -122,7 +126,8 @@ public struct VehicleHeadingEstimator: Sendable {
                pairs: fit.pairs, residualDegrees: solution.map(residualDegrees(_:)),
                horizontalFieldMicrotesla: solution?.horizontalMicrotesla, mountingYawDegrees: mountingYawDegrees,
                disturbed: disturbed, usesGyroscope: usingGyro, headingSigmaDegrees: p00.squareRoot(),
-               magneticBiasDegrees: beta, magneticHeadingDegrees: magneticHeading, rateDegreesPerSecond: currentRate)
+               magneticBiasDegrees: beta, magneticHeadingDegrees: magneticHeading, rateDegreesPerSecond: currentRate,
+               fitResidualDegrees: fit.solve().map(residualDegrees(_:)), fitHorizontalMicrotesla: fit.solve()?.horizontalMicrotesla)
     }
 
     /// The sensor's yaw relative to the vehicle's forward axis (degrees, clockwise), learned from the course.
@@ -159,15 +164,24 @@ public struct VehicleHeadingEstimator: Sendable {
             }
         }
         guard fix.mode != .noFix, let v = fix.speedMetersPerSecond, v.isFinite, v >= 0 else { return }
-        if let last = lastFixNanos, let lastV = lastFixSpeed {
+        // Differences over at least `derivativeBaselineSeconds` (at 5–10 Hz, fix-to-fix differences are noise).
+        let baseline = settings.derivativeBaselineSeconds
+        if let last = baseFixNanos, let lastV = lastFixSpeed {
             let dt = Double(t &- last) * 1e-9
-            let previous = alongTrack
-            if dt > 0.2 && dt < 3 { alongTrack = max(-8, min(8, (v - lastV) / dt)) } else { alongTrack = 0 }
-            // The difference is the mean over the last interval (centred half an interval back): extrapolate.
-            alongTrackSlope = dt > 0.2 && dt < 3 ? max(-3, min(3, (alongTrack - previous) / dt)) : 0
-            alongTrackCentre = t &- Int64(dt * 0.5e9) &- Int64(settings.courseLatencySeconds * 1e9)
+            if dt >= baseline && dt < 3 {
+                let previous = alongTrack
+                alongTrack = max(-8, min(8, (v - lastV) / dt))
+                // The difference is the mean over the interval (centred half of it back): extrapolate by its trend.
+                alongTrackSlope = max(-3, min(3, (alongTrack - previous) / dt))
+                alongTrackCentre = t &- Int64(dt * 0.5e9) &- Int64(settings.courseLatencySeconds * 1e9)
+                baseFixNanos = t; lastFixSpeed = v
+            } else if dt >= 3 || dt < 0 {
+                alongTrack = 0; alongTrackSlope = 0; baseFixNanos = t; lastFixSpeed = v
+            }
+        } else {
+            baseFixNanos = t; lastFixSpeed = v
         }
-        lastFixNanos = t; lastFixSpeed = v; speed = v; haveSpeed = true
+        lastFixNanos = t; speed = v; haveSpeed = true
         learnForward(v)
 
         guard v >= settings.minimumCourseSpeedMetersPerSecond, let course = fix.courseDegrees, course.isFinite
@@ -182,9 +196,12 @@ public struct VehicleHeadingEstimator: Sendable {
         // The course at its epoch, carried to the filter's time (the last magnetometer sample).
         let observed = course + turnRate * (latency - sinceMag)
         courseUpdate(observed, sigma: sigma)
+        var newBase = lastCourse == nil
         if !usingGyro, let previous = lastCourse {
             let gap = Double(t &- lastCourseNanos) * 1e-9
-            if gap > 0.2 && gap < 2.5 {
+            if gap >= 2.5 { newBase = true }
+            if gap >= baseline && gap < 2.5 {
+                newBase = true
                 // The mean rate over the interval: the filter's rate, within what the turn could change in it.
                 let z = HeadingMath.difference(course, previous) / gap
                 courseRateSlope = courseRateValid ? max(-20, min(20, (z - courseRate) / gap)) : 0
@@ -194,7 +211,7 @@ public struct VehicleHeadingEstimator: Sendable {
                 rateUpdate(z, variance: r)
             }
         }
-        lastCourse = course; lastCourseNanos = t
+        if newBase || usingGyro { lastCourse = course; lastCourseNanos = t }
         pairWithCourse(course, sigma: sigma, epochNanos: t &- Int64(latency * 1e9))
     }
 
@@ -206,7 +223,7 @@ public struct VehicleHeadingEstimator: Sendable {
     /// the magnetometer heading depends on the tilt, and closing that loop at speed is unstable.
     private func turnRateForTilt(_ t: Int64) -> Double {
         if usingGyro { return gyroRate - rate }
-        guard courseRateValid, Double(t &- lastCourseNanos) * 1e-9 < 2.5 else { return 0 }
+        guard courseRateValid, Double(t &- lastCourseNanos) * 1e-9 < 3.5 else { return 0 }
         let ahead = min(1.5, max(0, Double(t &- courseRateCentre) * 1e-9))
         return courseRate + courseRateSlope * ahead
     }
@@ -352,8 +369,13 @@ public struct VehicleHeadingEstimator: Sendable {
             let white = settings.magnetometerNoiseMicrotesla / hField * HeadingMath.degreesPerRadian
             let tanI = min(8, abs(s.verticalMicrotesla) / hField)
             let accelError = fresh || stationary ? abs(alongTrack) * 0 : settings.unknownAccelerationTiltDegrees
-            let tilt = (settings.tiltErrorDegrees + settings.tiltErrorPerAcceleration * abs(currentRate) * v
-                        * HeadingMath.radiansPerDegree + accelError) * tanI
+            // Uncompensated acceleration (m/s²): a share of the centripetal and along-track terms, and the
+            // along-track trend over the half second the GNSS difference lags.
+            let lateral = abs(currentRate) * v * HeadingMath.radiansPerDegree
+            let residualAcceleration = settings.tiltErrorPerAcceleration * (lateral + abs(alongTrack))
+                + (usingGyro ? 0 : 0.5 * abs(alongTrackSlope))
+            let tilt = (settings.tiltErrorDegrees + residualAcceleration / 9.80665 * HeadingMath.degreesPerRadian
+                        + accelError) * tanI
             let samplesPerCorrelation = max(1, settings.tiltCorrelationSeconds / max(dt, 1e-3))
             let r = white * white + samplesPerCorrelation * tilt * tilt
             let innovation = HeadingMath.difference(magneticHeading, psi + beta)
