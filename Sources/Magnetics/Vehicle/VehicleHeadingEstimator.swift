@@ -69,6 +69,10 @@ public struct VehicleHeadingEstimator: Sendable {
     private var candidate: CourseMagnetometerFit?
     public private(set) var solution: CourseMagnetometerFit.Solution?
     private var solutionFromState = false
+    private var restored = false
+    private var restoredCoverage = 0.0, restoredPairs = 0
+    private var fitLatitude: Double?, fitLongitude: Double?
+    private var lastLatitude: Double?, lastLongitude: Double?
     public private(set) var calibrationsAdopted = 0
     /// Samples of the levelled field for pairing with the course at its epoch: (t, x, y, vertical).
     private var history = [(Int64, Double, Double, Double)](repeating: (0, 0, 0, 0), count: 64)
@@ -130,13 +134,52 @@ public struct VehicleHeadingEstimator: Sendable {
                fitResidualDegrees: fit.solve().map(residualDegrees(_:)), fitHorizontalMicrotesla: fit.solve()?.horizontalMicrotesla)
     }
 
-    /// The sensor's yaw relative to the vehicle's forward axis (degrees, clockwise), learned from the course.
+    /// The reference axis' yaw relative to the vehicle's forward axis (degrees, clockwise; the sensor's x axis
+    /// unless it points up or down), learned from the course: the fit's rotation is that yaw minus the declination.
     public var mountingYawDegrees: Double? {
-        guard let s = solution, let d = declinationAtFit ?? declinationDegrees, let a = referenceAxis else { return nil }
-        // The reference axis' azimuth relative to forward, in the mounting's level plane.
-        let f = forward, l = mountUp.cross(forward)
-        let axisAngle = HeadingMath.atan2Degrees(-a.dot(l), a.dot(f))
-        return HeadingMath.difference(axisAngle, HeadingMath.difference(s.rotationDegrees, d) * -1 * -1 - 0)
+        guard let s = solution, let d = declinationAtFit ?? declinationDegrees else { return nil }
+        return HeadingMath.difference(s.rotationDegrees + d, 0)
+    }
+
+    /// The 3-D hard iron in the sensor frame: the fit's planar part, and the vertical part from the fit's mean
+    /// vertical component and the World Magnetic Model's vertical field at the fix (nil before a fix).
+    public var hardIronMicrotesla: Vector3? {
+        guard let s = solution, let e = fieldElements, let axis = referenceAxis,
+              let h1 = Self.project(axis, perpendicularTo: mountUp) else { return nil }
+        let h2 = mountUp.cross(h1)
+        let vertical = s.verticalMicrotesla + e.downNanotesla / 1000
+        return h1.times(s.hardIron.x).plus(h2.times(s.hardIron.y)).plus(mountUp.times(vertical))
+    }
+
+    /// Bumped whenever a calibration is adopted or refined (persist the state when it changed).
+    public private(set) var calibrationRevision = 0
+
+    /// The learned calibration, for the state file (nil before one was adopted).
+    public var calibrationState: VehicleCalibrationState? {
+        guard let s = solution, let axis = referenceAxis else { return nil }
+        return VehicleCalibrationState(
+            referenceAxis: axis, mountUp: mountUp, forward: forward, solution: s, hardIronMicrotesla: hardIronMicrotesla,
+            declinationDegrees: declinationAtFit ?? declinationDegrees, mountingYawDegrees: mountingYawDegrees,
+            residualDegrees: residualDegrees(s), coverage: solutionFromState ? restoredCoverage : fit.coverage,
+            pairs: solutionFromState ? restoredPairs : fit.pairs,
+            latitudeDegrees: fitLatitude, longitudeDegrees: fitLongitude)
+    }
+
+    /// Starts from a persisted calibration: the magnetometer heading is usable from the first sample, with the
+    /// state's residual (plus a margin: the board may have been moved or changed since) in its uncertainty.
+    public mutating func restore(_ state: VehicleCalibrationState) {
+        referenceAxis = state.referenceAxis.normalizedOrSelf
+        mountUp = state.mountUp.normalizedOrSelf
+        forward = state.forward.normalizedOrSelf
+        forwardSum = forward.times(8); forwardWeight = 8
+        solution = state.solution
+        solutionFromState = true
+        restoredCoverage = state.coverage; restoredPairs = state.pairs
+        declinationAtFit = state.declinationDegrees
+        fitLatitude = state.latitudeDegrees; fitLongitude = state.longitudeDegrees
+        restored = true
+        beta = 0; p02 = 0
+        p22 = pow(state.residualDegrees + 2, 2)
     }
 
     /// How much a tilt error turns the heading: |vertical| / horizontal of the fitted field.
@@ -161,6 +204,7 @@ public struct VehicleHeadingEstimator: Sendable {
                 let e = declinationCache.elements(latitudeDegrees: lat, longitudeDegrees: lon,
                                                   heightAboveEllipsoidKilometers: h / 1000, decimalYear: year)
                 if e.declinationDegrees.isFinite { fieldElements = e; declinationDegrees = e.declinationDegrees }
+                lastLatitude = lat; lastLongitude = lon
             }
         }
         guard fix.mode != .noFix, let v = fix.speedMetersPerSecond, v.isFinite, v >= 0 else { return }
@@ -259,7 +303,9 @@ public struct VehicleHeadingEstimator: Sendable {
         let dt = min(dt0, 0.5)
         accelCount += 1
         if accelCount == 1 {
-            accelLP = a; specificForceLP = a; mountUp = a.times(1 / max(a.length, 1e-9))
+            accelLP = a; specificForceLP = a
+            if restored { return }
+            mountUp = a.times(1 / max(a.length, 1e-9))
             chooseReferenceAxis()
             forward = Self.project(Vector3(x: 1, y: 0, z: 0), perpendicularTo: mountUp)
                 ?? Self.project(Vector3(x: 0, y: 1, z: 0), perpendicularTo: mountUp)!
@@ -275,7 +321,7 @@ public struct VehicleHeadingEstimator: Sendable {
         let g = a.minus(forward.times(along)).minus(left.times(lateral))
         accelLP = accelLP.plus(g.minus(accelLP).times(min(1, dt / settings.accelerometerTimeConstantSeconds)))
         specificForceLP = specificForceLP.plus(a.minus(specificForceLP).times(min(1, dt / 0.5)))
-        let k = accelCount < 100 ? 1 / Double(accelCount) : min(1, dt / settings.mountingTimeConstantSeconds)
+        let k = accelCount < 100 && !restored ? 1 / Double(accelCount) : min(1, dt / settings.mountingTimeConstantSeconds)
         let n = a.length
         if n > 0 { mountUp = mountUp.plus(a.times(1 / n).minus(mountUp).times(k)).normalizedOrSelf }
         // Quiet: accelerometer steady (a parked vehicle; an idling engine stays under the threshold).
@@ -333,8 +379,7 @@ public struct VehicleHeadingEstimator: Sendable {
         up = accelLP.times(1 / max(accelLP.length, 1e-9))
         guard let axis = referenceAxis, let h1 = Self.project(axis, perpendicularTo: up) else { return .none }
         let h2 = up.cross(h1)
-        var mv = m
-        if let s = solution { mv = m.minus(mountUp.times(verticalHardIron(s))) }
+        let mv = m
         let x = mv.dot(h1), y = mv.dot(h2), vertical = mv.dot(up)
         history[historyHead] = (t, x, y, vertical)
         historyHead = (historyHead + 1) & 63
@@ -437,12 +482,6 @@ public struct VehicleHeadingEstimator: Sendable {
             rawFieldMicrotesla: raw, calibratedFieldMicrotesla: m, interference: interference,
             usesGyroscope: usingGyro)
         return HeadingUpdate(report: report)
-    }
-
-    /// The vertical hard iron: the fit's vertical mean minus the field's vertical component from the WMM (up).
-    private func verticalHardIron(_ s: CourseMagnetometerFit.Solution) -> Double {
-        guard let e = fieldElements else { return 0 }
-        return 0 * (s.verticalMicrotesla + e.downNanotesla / 1000)
     }
 
     /// The WMM's declination here minus the one where the fit was made (the fit holds the declination).
@@ -597,6 +636,8 @@ public struct VehicleHeadingEstimator: Sendable {
             solution = s
             solutionFromState = false
             declinationAtFit = declinationDegrees
+            fitLatitude = lastLatitude; fitLongitude = lastLongitude
+            calibrationRevision += 1
             if first {
                 beta = 0
                 p22 = max(p22, pow(residualDegrees(s), 2) + 1)
