@@ -51,6 +51,9 @@ public final class Pipeline {
         /// (calibration in motion, GNSS course, gyroscope) once a fix shows vehicle speed.
         public var platform: VehicleHeadingStage.Platform = .automatic
         public var vehicleHeading = VehicleHeadingEstimator.Settings.default
+        /// A calibration learned in motion by an earlier session (`--calibration-state`): the vehicle heading
+        /// starts calibrated.
+        public var vehicleCalibrationState: VehicleCalibrationState?
         public init() {}
         public static let `default` = Settings()
     }
@@ -117,7 +120,8 @@ public final class Pipeline {
             if settings.platform != .handheld {
                 var v = settings.vehicleHeading
                 v.headingFilterDegrees = h.headingFilterDegrees
-                vehicle = VehicleHeadingStage(platform: settings.platform, settings: v, calibration: settings.calibration)
+                vehicle = VehicleHeadingStage(platform: settings.platform, settings: v, calibration: settings.calibration,
+                                              state: settings.vehicleCalibrationState)
             }
             if settings.backgroundCalibration {
                 refiner = BackgroundRefiner(current: settings.calibration,

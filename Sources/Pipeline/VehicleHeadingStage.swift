@@ -15,16 +15,30 @@ public final class VehicleHeadingStage {
     /// True once the vehicle estimator's reports replace the hand-held ones.
     public private(set) var active: Bool
 
-    public init(platform: Platform, settings: VehicleHeadingEstimator.Settings, calibration: MagnetometerCalibration) {
+    /// Called when the estimator adopted or refined its calibration (persist `estimator.calibrationState`).
+    public var calibrationChanged: ((VehicleCalibrationState) -> Void)?
+    private var revision = 0
+
+    public init(platform: Platform, settings: VehicleHeadingEstimator.Settings, calibration: MagnetometerCalibration,
+                state: VehicleCalibrationState? = nil) {
         self.platform = platform
         estimator = VehicleHeadingEstimator(settings: settings, calibration: calibration)
-        active = platform == .vehicle
+        if let state { estimator.restore(state) }
+        // A restored calibration is a vehicle's: use it from the start.
+        active = platform == .vehicle || (platform == .automatic && state != nil)
+    }
+
+    private func noteRevision() {
+        guard estimator.calibrationRevision != revision else { return }
+        revision = estimator.calibrationRevision
+        if let c = calibrationChanged, let s = estimator.calibrationState { c(s) }
     }
 
     func fix(_ l: Location, monotonicNanos: Int64?) {
         guard let t = monotonicNanos else { return }
         if platform == .automatic, !active, let v = l.speedMetersPerSecond, v >= 3, l.mode != .noFix { active = true }
         estimator.update(fix: l, monotonicNanos: t)
+        noteRevision()
     }
 
     func motion(_ sample: MotionSample, monotonicNanos t: Int64) -> HeadingUpdate {

@@ -146,6 +146,7 @@ struct Run: ParsableCommand {
         settings.headingSourceNames = Set(sources.map(\.name).filter { $0.hasPrefix("imu") })
         let pipeline = Pipeline(settings: settings, encoder: makeEncoder(options.output), sinks: sinks)
         pipeline.services = serviceOptions.makeStage()
+        headingOptions.attachState(to: pipeline)
         let counter = SessionCounter()
         let echo = !quiet
         pipeline.observer = { counter.observe($0, echoStatus: echo) }
@@ -161,6 +162,7 @@ struct Run: ParsableCommand {
         let runner = LiveRunner(sources: sources, pipeline: pipeline, recorder: recorder)
         do { try runner.run() } catch { fail(error.description, code: Exit.ioError) }
         serviceOptions.saveState(pipeline.services)
+        headingOptions.saveState(pipeline)
         fifo?.close()
         if !quiet {
             var line = "lodestar: run: \(counter.fixes) fixes"

@@ -120,6 +120,7 @@ struct Replay: ParsableCommand {
                         settings.referenceDate = reader.header.referenceDate ?? referenceDate.flatMap(parseISODate) ?? today
                         pipeline = Pipeline(settings: settings, encoder: encoder, sinks: sinks)
                         pipeline?.services = services
+                        headingOptions.attachState(to: pipeline)
                     }
                     guard let p = pipeline else { break }
                     pacer.wait(for: event, lastFixTime: p.lastFixTime)
@@ -131,6 +132,7 @@ struct Replay: ParsableCommand {
                 fail(error.description, code: Exit.code(for: error))
             }
             pipeline?.finish()
+            headingOptions.saveState(pipeline)
             let summary = ReplaySummary(file: file, reader: reader, pipeline: pipeline)
             if !quiet { printError(summary.line(prefix: "lodestar: \(file)")) }
             totals.add(summary)

@@ -332,7 +332,9 @@ public struct VehicleHeadingEstimator: Sendable {
     private mutating func chooseReferenceAxis() {
         guard referenceAxis == nil else { return }
         let axes = [Vector3(x: 1, y: 0, z: 0), Vector3(x: 0, y: 1, z: 0), Vector3(x: 0, y: 0, z: 1)]
-        referenceAxis = axes.min { abs($0.dot(mountUp)) < abs($1.dot(mountUp)) }
+        // The sensor's x axis unless it points too far up or down (then y, then z): the learned mounting yaw is
+        // this axis' yaw.
+        referenceAxis = axes.first { abs($0.dot(mountUp)) < 0.7 } ?? axes.min { abs($0.dot(mountUp)) < abs($1.dot(mountUp)) }
     }
 
     private static func project(_ v: Vector3, perpendicularTo u: Vector3) -> Vector3? {
@@ -456,7 +458,7 @@ public struct VehicleHeadingEstimator: Sendable {
         var accuracy = settings.accuracySigmas * p00.squareRoot()
         if !initialized || !(accuracy <= settings.maximumAccuracyDegrees) { accuracy = -1 }
         let trueHeading = HeadingMath.wrap360(psi)
-        let declination = declinationDegrees
+        let declination = declinationDegrees ?? declinationAtFit
         let magnetic = HeadingMath.wrap360(trueHeading - (declination ?? 0))
         let valid = accuracy >= 0
         if let last = lastDelivered, valid == lastDeliveredValid,
