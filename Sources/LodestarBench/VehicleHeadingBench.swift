@@ -73,8 +73,8 @@ enum VehicleHeadingBenchmark {
                 best = min(best, now() - start)
             }
             let perRow = Double(best) / Double(magnetometerSamples)
-            print(String(format: "vehicle heading%@: %.0f ns per IMU sample (accelerometer + magnetometer%@, fixes included; best of 5 over %d samples)",
-                         gyro ? " with gyroscope" : "", perRow, gyro ? " + gyroscope" : "", magnetometerSamples))
+            let label = gyro ? "vehicle heading with gyroscope" : "vehicle heading"
+            print("\(label): \(Int(perRow.rounded())) ns per IMU sample (accelerometer + magnetometer\(gyro ? " + gyroscope" : ""), fixes included; best of 5 over \(magnetometerSamples) samples)")
         }
         // The calibration fit: add one course pair and solve (what each fix costs), and a whole refit.
         var fit = CourseMagnetometerFit()
@@ -87,7 +87,7 @@ enum VehicleHeadingBenchmark {
             if let s = fit.solve() { checksum += s.a11 }
         }
         let perPair = Double(now() - start) / Double(pairs)
-        print(String(format: "calibration in motion: %.0f ns per course pair (add + solve); the fit keeps O(1) memory", perPair))
+        print("calibration in motion: \(Int(perPair.rounded())) ns per course pair (add + solve); the fit keeps O(1) memory")
         if checksum == 42 { print("") }
         return 0
     }

@@ -93,6 +93,11 @@ struct VehicleHeadingTests {
         #expect(score.rmse <= 2, "\(score)")
         #expect(score.honestShare >= 0.95, "\(score)")
         #expect(everywhere.honestShare >= 0.95, "\(everywhere)")
+        if let flag = timing.flagDelay, let clear = timing.clearDelay {
+            #expect(flag <= 1 && clear <= 2, "flag \(flag) s, clear \(clear) s")
+        } else {
+            Issue.record("the disturbance was not flagged and cleared")
+        }
     }
 }
 

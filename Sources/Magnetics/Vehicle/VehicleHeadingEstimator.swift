@@ -407,7 +407,6 @@ public struct VehicleHeadingEstimator: Sendable {
             devV += (vertical - s.verticalMicrotesla - devV) * a
             let total = (s.horizontalMicrotesla * s.horizontalMicrotesla
                          + s.verticalMicrotesla * s.verticalMicrotesla).squareRoot()
-            if abs(devH) > settings.horizontalTolerance { failed.insert(.magnitude) }
             if abs(devV) > max(settings.verticalTolerance * total, 4 * s.verticalStdMicrotesla) {
                 failed.insert(.inclination)
             }
@@ -423,6 +422,10 @@ public struct VehicleHeadingEstimator: Sendable {
                 + (usingGyro ? 0 : 0.5 * abs(alongTrackSlope))
             let tilt = (settings.tiltErrorDegrees + residualAcceleration / 9.80665 * HeadingMath.degreesPerRadian
                         + accelError) * tanI
+            // A tilt error ε leaks the vertical field into the horizontal one: tan(I)·ε of its strength.
+            if abs(devH) > settings.horizontalTolerance + 2 * tilt * HeadingMath.radiansPerDegree {
+                failed.insert(.magnitude)
+            }
             let samplesPerCorrelation = max(1, settings.tiltCorrelationSeconds / max(dt, 1e-3))
             let r = white * white + samplesPerCorrelation * tilt * tilt
             let innovation = HeadingMath.difference(magneticHeading, psi + beta)
