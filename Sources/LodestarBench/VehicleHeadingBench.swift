@@ -8,6 +8,7 @@ import Pipeline
 
 /// `LodestarBench vehicle`: per-sample cost of `VehicleHeadingEstimator` on a simulated 600 s drive held in memory
 /// (with and without a gyroscope), and the cost of the calibration fit (one course pair added and solved).
+/// Thread CPU time, best of 5: on a shared machine wall time mostly measures the other processes.
 enum VehicleHeadingBenchmark {
     enum Input { case motion(MotionSample, Int64), fix(Location, Int64) }
 
@@ -47,7 +48,7 @@ enum VehicleHeadingBenchmark {
 
     static func now() -> Int64 {
         var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) // CPU time: the machine is shared
         return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
     }
 
@@ -59,15 +60,29 @@ enum VehicleHeadingBenchmark {
                 if case .motion(.magnetometerRaw, _) = i { return n + 1 }
                 return n
             }
+            // Motion samples and fixes in separate arrays (a Location is large: no copy per motion sample).
+            var motions: [(MotionSample, Int64)] = []
+            var fixes: [(before: Int, fix: Location, t: Int64)] = []
+            for i in input {
+                switch i {
+                case .motion(let m, let t): motions.append((m, t))
+                case .fix(let l, let t): fixes.append((motions.count, l, t))
+                }
+            }
+            let fixAt = fixes.map(\.before) + [Int.max]
             var best = Int64.max
             for _ in 0..<5 {
                 var e = VehicleHeadingEstimator()
                 e.setOutput(headingFilterDegrees: 0)
+                var nextFix = 0
                 let start = now()
-                for i in input {
-                    switch i {
-                    case .motion(let m, let t): if let r = e.process(m, monotonicNanos: t).report { checksum += r.headingAccuracyDegrees }
-                    case .fix(let l, let t): e.update(fix: l, monotonicNanos: t)
+                motions.withUnsafeBufferPointer { m in
+                    for k in 0..<m.count {
+                        while fixAt[nextFix] == k {
+                            e.update(fix: fixes[nextFix].fix, monotonicNanos: fixes[nextFix].t)
+                            nextFix += 1
+                        }
+                        if let r = e.process(m[k].0, monotonicNanos: m[k].1).report { checksum += r.headingAccuracyDegrees }
                     }
                 }
                 best = min(best, now() - start)

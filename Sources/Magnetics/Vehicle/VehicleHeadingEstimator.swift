@@ -505,7 +505,7 @@ public struct VehicleHeadingEstimator: Sendable {
             gyroTurn = 0; gyroSeconds = 0
             turned = stationary ? 0 : turn - rate * dt
             psi += turned
-            let q = settings.gyroscopeAngleNoise * dt + pow(settings.gyroscopeScaleError * turn, 2)
+            let q = settings.gyroscopeAngleNoise * dt + (settings.gyroscopeScaleError * turn) * (settings.gyroscopeScaleError * turn)
             p00 += -2 * dt * p01 + dt * dt * p11 + q
             p01 -= dt * p11
             p02 -= dt * p12
