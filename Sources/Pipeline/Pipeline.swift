@@ -54,6 +54,8 @@ public final class Pipeline {
         /// A calibration learned in motion by an earlier session (`--calibration-state`): the vehicle heading
         /// starts calibrated.
         public var vehicleCalibrationState: VehicleCalibrationState?
+        /// Called when the vehicle estimator adopts or refines its calibration (`--calibration-state` persists it).
+        public var vehicleCalibrationChanged: (@Sendable (VehicleCalibrationState) -> Void)?
         public init() {}
         public static let `default` = Settings()
     }
@@ -122,6 +124,7 @@ public final class Pipeline {
                 v.headingFilterDegrees = h.headingFilterDegrees
                 vehicle = VehicleHeadingStage(platform: settings.platform, settings: v, calibration: settings.calibration,
                                               state: settings.vehicleCalibrationState)
+                vehicle?.calibrationChanged = settings.vehicleCalibrationChanged
             }
             if settings.backgroundCalibration {
                 refiner = BackgroundRefiner(current: settings.calibration,
@@ -157,6 +160,10 @@ public final class Pipeline {
             processMotion(sample, event)
         case .orientation:
             break // a source's own orientation (Android) is a reference, not an input
+        case .status(var report):
+            // The event's UTC (clock pairing + monotonic stamp) is the report's time, live and replayed alike.
+            if let utc = event.utc { report.time = utc }
+            emit(.status(report))
         }
         if settings.flushEveryEvent { flush() }
     }
