@@ -53,6 +53,7 @@ awk -v n="$sentences" -v b="$bytes" -v gs="$g_s" -v ls="$l_s" -v gr="$g_rss" -v 
 # Heading: the full per-sample update (calibration, tilt compensation, interference check, true north) and a
 # calibration fit of 1,000 samples.
 "$BENCH" calibration
+"$BENCH" vehicle
 # Location services: 10,000 circular regions checked per fix (target <= 10 us), brute force in the same run.
 "$BENCH" regions 10000
 if [ -x .build/release/LodestarEval ]; then .build/release/LodestarEval bench; fi

@@ -107,7 +107,40 @@ public struct RouteSimulator: Sendable {
         /// Accelerometer scale, m/s² per count: LSM303AGR-like ±2 g high-resolution, 0.061 mg/LSB.
         public var accelerometerScaleMetersPerSecondSquaredPerCount: Double = 0.061e-3 * 9.80665
 
+        // MARK: Harder conditions (all off by default: the default capture is unchanged byte for byte)
+
+        /// Write a gyroscope record (source 1, after each magnetometer record) per IMU sample. Default false.
+        public var gyroscope = false
+        /// Gyroscope bias, sensor frame, degrees per second. Default (0.3, −0.2, 0.4).
+        public var gyroscopeBiasDegreesPerSecond = Vector3(x: 0.3, y: -0.2, z: 0.4)
+        /// 1-σ gyroscope noise per axis, degrees per second. Default 0.05.
+        public var gyroscopeNoiseDegreesPerSecond: Double = 0.05
+        /// Gyroscope scale, rad/s per count: L3GD20-like ±250 °/s, 8.75 m°/s per LSB.
+        public var gyroscopeScaleRadiansPerSecondPerCount: Double = 8.75e-3 * Double.pi / 180
+        /// Hills: the road's pitch is `hillAmplitudeDegrees · sin(2π · distance / hillWavelengthMeters)` (nose up
+        /// positive), so the vehicle pitches while it drives and stays pitched where it stops. Default 0 (flat).
+        /// The reported GNSS altitude stays at `altitudeMSLMeters` (the climb is not simulated in the fixes).
+        public var hillAmplitudeDegrees: Double = 0
+        public var hillWavelengthMeters: Double = 700
+        /// How the IMU sits in the vehicle: the sensor frame is the vehicle frame turned by yaw (clockwise seen
+        /// from above, so a sensor with yaw 10° reads headings 10° larger), then pitch (nose up), then roll (left
+        /// side up). The capture header still says `mounting=identity`: the estimator must learn it. Default 0.
+        public var mountYawDegrees: Double = 0
+        public var mountPitchDegrees: Double = 0
+        public var mountRollDegrees: Double = 0
+        /// GNSS outages (tunnels): no NMEA at all from `start` for `duration` seconds. Default none.
+        public var gnssOutages: [(startSeconds: Double, durationSeconds: Double)] = []
+        /// From this time on the hard iron is `hardIronAfterChangeMicrotesla` (something magnetic was put next to
+        /// the sensor). Default never.
+        public var hardIronChangeSeconds: Double = .infinity
+        public var hardIronAfterChangeMicrotesla = Vector3(x: -6, y: 10, z: -4)
+
         public init() {}
+
+        /// True when the vehicle or the sensor is tilted (the general attitude path is used).
+        var tilted: Bool {
+            hillAmplitudeDegrees != 0 || mountYawDegrees != 0 || mountPitchDegrees != 0 || mountRollDegrees != 0
+        }
 
         public static let `default` = Settings()
     }
@@ -155,6 +188,7 @@ public struct RouteSimulator: Sendable {
                                     ellipsoidHeightMeters: s.altitudeMSLMeters + s.geoidSeparationMeters)
         var gnss = GNSSModel(settings: s)
         var imuRandom = SimulationRandom(seed: s.seed, stream: 2)
+        var gyroRandom = SimulationRandom(seed: s.seed, stream: 4)
 
         let epochCount = Self.count(duration: duration, rate: s.gnssRateHz)
         let sampleCount = Self.count(duration: duration, rate: s.imuRateHz)
@@ -193,10 +227,13 @@ public struct RouteSimulator: Sendable {
                                          headingDegrees: heading, stationary: state.speed == 0,
                                          interference: inInterference(seconds)))
                 var last = pending.last?.time ?? lastWritten
-                for (offset, bytes) in gnss.epoch(index: k, seconds: seconds, time: time, state: state,
-                                                   east: east, north: north, geo: geo) {
-                    last = max(last, t0 + epochNanos + offset)
-                    pending.append((last, bytes))
+                let sentences = gnss.epoch(index: k, seconds: seconds, time: time, state: state,
+                                           east: east, north: north, geo: geo)
+                if !inOutage(seconds) {
+                    for (offset, bytes) in sentences {
+                        last = max(last, t0 + epochNanos + offset)
+                        pending.append((last, bytes))
+                    }
                 }
                 k += 1
             } else {
@@ -205,8 +242,15 @@ public struct RouteSimulator: Sendable {
                 // Read latency: the accelerometer, then the magnetometer a little later.
                 let accelTime = max(lastWritten, t0 + sampleNanos + Int64(imuRandom.uniform() * 200_000))
                 let magTime = accelTime + 150_000
-                let accel = specificForce(state, random: &imuRandom)
-                let field = magneticField(state, seconds: seconds, random: &imuRandom)
+                let accel: Vector3, field: Vector3
+                if s.tilted {
+                    let attitude = SimulatedAttitude(settings: s, route: route, state: state, seconds: seconds)
+                    accel = specificForce(attitude, state, random: &imuRandom)
+                    field = magneticField(attitude, state, seconds: seconds, random: &imuRandom)
+                } else {
+                    accel = specificForce(state, random: &imuRandom)
+                    field = magneticField(state, seconds: seconds, random: &imuRandom)
+                }
                 try emitPending(upTo: accelTime)
                 try writer.writeSample(monotonicNanos: accelTime, source: 1, kind: .accelerometer,
                                        Self.raw(accel, scale: s.accelerometerScaleMetersPerSecondSquaredPerCount))
@@ -215,6 +259,15 @@ public struct RouteSimulator: Sendable {
                 try writer.writeSample(monotonicNanos: magTime, source: 1, kind: .magnetometer,
                                        Self.raw(field, scale: s.magnetometerScaleMicroteslaPerCount))
                 lastWritten = magTime
+                if s.gyroscope {
+                    let gyroTime = magTime + 150_000
+                    let attitude = SimulatedAttitude(settings: s, route: route, state: state, seconds: seconds)
+                    let rate = angularRate(attitude, random: &gyroRandom)
+                    try emitPending(upTo: gyroTime)
+                    try writer.writeSample(monotonicNanos: gyroTime, source: 1, kind: .gyroscope,
+                                           Self.raw(rate, scale: s.gyroscopeScaleRadiansPerSecondPerCount))
+                    lastWritten = gyroTime
+                }
                 i += 1
             }
         }
@@ -303,6 +356,14 @@ public struct RouteSimulator: Sendable {
             && seconds < start + settings.interferenceDurationSeconds
     }
 
+    func inOutage(_ seconds: Double) -> Bool {
+        settings.gnssOutages.contains { seconds >= $0.startSeconds && seconds < $0.startSeconds + $0.durationSeconds }
+    }
+
+    func hardIron(_ seconds: Double) -> Vector3 {
+        seconds >= settings.hardIronChangeSeconds ? settings.hardIronAfterChangeMicrotesla : settings.hardIronMicrotesla
+    }
+
     static let gravity = 9.80665
 
     /// Specific force in the body frame (x forward, y left, z up) of a level vehicle, m/s².
@@ -320,7 +381,7 @@ public struct RouteSimulator: Sendable {
         let b = settings.earthFieldNEDMicrotesla
         let psi = k.headingDegrees * Double.pi / 180
         let c = cos(psi), sn = sin(psi)
-        var field = Vector3(x: b.x * c + b.y * sn, y: b.x * sn - b.y * c, z: -b.z) + settings.hardIronMicrotesla
+        var field = Vector3(x: b.x * c + b.y * sn, y: b.x * sn - b.y * c, z: -b.z) + hardIron(seconds)
         if inInterference(seconds) { field = field + settings.interferenceMicrotesla }
         let sigma = settings.magnetometerNoiseMicrotesla
         return Vector3(x: field.x + sigma * random.normal(), y: field.y + sigma * random.normal(),

@@ -238,6 +238,10 @@ extension PositionSmoother {
             out.speedAccuracyMetersPerSecond = ((kf[2, 2] + kf[3, 3]) / 2).squareRoot()
             if sp >= settings.minimumSpeedForCourseMetersPerSecond {
                 out.courseDegrees = Angle.normalizedDegrees(atan2(ve, vn) * 180 / .pi)
+                // The velocity's uncertainty across the track, as an angle (same σ convention as the speed's).
+                let ue = vn / sp, un = -ve / sp
+                let across = ue * ue * kf[2, 2] + 2 * ue * un * kf[2, 3] + un * un * kf[3, 3]
+                out.courseAccuracyDegrees = min(180, atan2(Swift.max(0, across).squareRoot(), sp) * 180 / .pi)
             } else if fix.courseDegrees == nil {
                 out.courseDegrees = nil
             }

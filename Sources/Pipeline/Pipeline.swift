@@ -47,6 +47,15 @@ public final class Pipeline {
         public var deadReckoningIntervalSeconds = 1.0
         /// Attaches a placemark to each fix with a position (`--placemark`; the provider decides when to recompute).
         public var placemarkProvider: (@Sendable (Location) -> PlacemarkSummary?)?
+        /// Which heading estimator reports (docs/heading.md): `automatic` switches to the vehicle estimator
+        /// (calibration in motion, GNSS course, gyroscope) once a fix shows vehicle speed.
+        public var platform: VehicleHeadingStage.Platform = .automatic
+        public var vehicleHeading = VehicleHeadingEstimator.Settings.default
+        /// A calibration learned in motion by an earlier session (`--calibration-state`): the vehicle heading
+        /// starts calibrated.
+        public var vehicleCalibrationState: VehicleCalibrationState?
+        /// Called when the vehicle estimator adopts or refines its calibration (`--calibration-state` persists it).
+        public var vehicleCalibrationChanged: (@Sendable (VehicleCalibrationState) -> Void)?
         public init() {}
         public static let `default` = Settings()
     }
@@ -87,6 +96,8 @@ public final class Pipeline {
     public private(set) var fixesPaused = 0
     private var heading: HeadingEstimator?
     private var refiner: BackgroundRefiner?
+    /// The vehicle heading (nil with `platform == .handheld` or heading off).
+    public private(set) var vehicle: VehicleHeadingStage?
     private var lastAcceleration: Vector3?
     private var lastHeading: HeadingReport?
     private var availability: AvailabilityStage
@@ -109,6 +120,13 @@ public final class Pipeline {
             var estimator = HeadingEstimator(settings: h, calibration: settings.calibration)
             if let l = settings.configuredLocation { estimator.update(location: l) }
             heading = estimator
+            if settings.platform != .handheld {
+                var v = settings.vehicleHeading
+                v.headingFilterDegrees = h.headingFilterDegrees
+                vehicle = VehicleHeadingStage(platform: settings.platform, settings: v, calibration: settings.calibration,
+                                              state: settings.vehicleCalibrationState)
+                vehicle?.calibrationChanged = settings.vehicleCalibrationChanged
+            }
             if settings.backgroundCalibration {
                 refiner = BackgroundRefiner(current: settings.calibration,
                                             referenceFieldMicrotesla: estimator.fieldElements.map { $0.totalNanotesla / 1000 })
@@ -193,7 +211,14 @@ public final class Pipeline {
                 emit(.calibrationRefined(result))
             }
         }
-        let update = heading?.process(sample, monotonicNanos: t, sampleTimeSeconds: event.sampleTimeSeconds) ?? .none
+        var update = heading?.process(sample, monotonicNanos: t, sampleTimeSeconds: event.sampleTimeSeconds) ?? .none
+        if let vehicle {
+            var v = vehicle.motion(sample, monotonicNanos: t)
+            if vehicle.active {
+                v.report?.sampleTimeSeconds = event.sampleTimeSeconds
+                update = v
+            }
+        }
         if let c = update.calibration { emit(.calibrationNeeded(c)) }
         if let r = update.report {
             lastHeading = r
@@ -241,6 +266,7 @@ public final class Pipeline {
     /// A receiver fix (or a no-fix epoch) through the smoother: smoothed when it has a position; dead reckoned
     /// (status 6, mode kept) when it has none and the outage is young; as parsed otherwise ("location unavailable").
     private func emitFix(_ fix: Location) {
+        vehicle?.fix(fix, monotonicNanos: currentMonotonicNanos)
         guard smoother != nil else { emit(.fix(fix)); return }
         if fix.latitudeDegrees != nil, fix.longitudeDegrees != nil, fix.mode != .noFix, fix.time != nil {
             guard let out = smoother?.process(fix: fix) else { return }

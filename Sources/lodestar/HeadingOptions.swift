@@ -1,4 +1,7 @@
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
 import Capture
 import LocationCore
 import Magnetics
@@ -27,7 +30,20 @@ struct HeadingOptions: ParsableArguments {
     @Flag(name: .long, help: "Do not refine the magnetometer calibration in the background (by default a better fit is adopted when coverage, residual and field strength justify it; see docs/calibration.md).")
     var noBackgroundCalibration = false
 
+    @Option(name: .long, help: ArgumentHelp("Which heading: automatic (the vehicle estimator once a fix shows vehicle speed), vehicle, or handheld (docs/heading.md).", valueName: "platform"))
+    var platform: String = "automatic"
+
+    @Option(name: .long, help: ArgumentHelp("Vehicle calibration learned in motion: read at start when the file exists, written (atomically) whenever a calibration is adopted and at the end (docs/heading.md).", valueName: "file"))
+    var calibrationState: String?
+
+    @Option(name: .long, help: ArgumentHelp("Course-vs-heading uncertainty for vehicles that sideslip (degrees, 1 σ; car 1, boat 5–10).", valueName: "degrees"))
+    var sideslip: Double = VehicleHeadingEstimator.Settings.default.sideslipDegrees
+
     func validate() throws {
+        guard VehicleHeadingStage.Platform(rawValue: platform) != nil else {
+            throw ValidationError("--platform must be automatic, vehicle or handheld, got '\(platform)'")
+        }
+        guard sideslip.isFinite, sideslip >= 0, sideslip < 90 else { throw ValidationError("--sideslip must be in [0, 90)") }
         guard headingFilter >= 0, headingFilter < 360, headingFilter.isFinite else { throw ValidationError("--heading-filter must be in [0, 360)") }
         guard displayOffset.isFinite else { throw ValidationError("--display-offset must be a number") }
         if let location, Self.parseLocation(location) == nil {
@@ -74,9 +90,38 @@ struct HeadingOptions: ParsableArguments {
                 throw CommandFailure("\(path): \(error)", code: Exit.dataError)
             }
         }
+        settings.platform = VehicleHeadingStage.Platform(rawValue: platform) ?? .automatic
+        settings.vehicleHeading.sideslipDegrees = sideslip
+        if let path = calibrationState, access(path, F_OK) == 0 {
+            do {
+                let reader = LineReader(source: try ByteSource(path: path))
+                var bytes: [UInt8] = []
+                while try reader.nextLine({ line, _ -> Bool in bytes += line; bytes.append(0x0A); return true }) != nil {}
+                settings.vehicleCalibrationState = try VehicleCalibrationState(parsing: String(decoding: bytes, as: UTF8.self))
+            } catch let e as CaptureError {
+                throw CommandFailure(e.description, code: Exit.code(for: e))
+            } catch {
+                throw CommandFailure("\(path): \(error)", code: Exit.dataError)
+            }
+        }
+        if let path = calibrationState {
+            // Persisted whenever a calibration is adopted or refined; a failed write is reported and retried at
+            // the next change and at the end (where it fails the command).
+            settings.vehicleCalibrationChanged = { state in
+                do { try Calibrate.write(state.text, to: path) } catch { printError("lodestar: \(error)") }
+            }
+        }
         if let text = location, var l = Self.parseLocation(text) {
             l.time = Timestamp(year: today.year, month: today.month, day: today.day)
             settings.configuredLocation = l
         }
+    }
+}
+
+extension HeadingOptions {
+    /// Writes the vehicle calibration at the end of a session (`--calibration-state`).
+    func saveState(_ pipeline: Pipeline?) throws {
+        guard let path = calibrationState, let state = pipeline?.vehicle?.estimator.calibrationState else { return }
+        try Calibrate.write(state.text, to: path)
     }
 }

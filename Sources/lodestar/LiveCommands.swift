@@ -227,6 +227,7 @@ struct Run: ParsableCommand {
         }
         watcher.check(pipeline: nil, echo: !quiet)
         try serviceOptions.saveState(session.services)
+        try headingOptions.saveState(session.pipeline)
         return counter
     }
 }

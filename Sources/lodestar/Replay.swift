@@ -134,6 +134,7 @@ struct Replay: ParsableCommand {
             } catch {
                 throw CommandFailure(error.description, code: Exit.code(for: error))
             }
+            try headingOptions.saveState(session.pipeline)
             let summary = ReplaySummary(file: file, reader: reader, pipeline: session.pipeline)
             if !quiet { printError(summary.line(prefix: "lodestar: \(file)")) }
             totals.add(summary)

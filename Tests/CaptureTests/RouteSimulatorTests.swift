@@ -433,3 +433,56 @@ struct RouteSimulatorTests {
         #expect(e.truth.contains { !$0.stationary })
     }
 }
+
+@Suite("RouteSimulator: harder conditions")
+struct RouteSimulatorHarderTests {
+    @Test func gyroscopeOutagesAndHardIronChange() throws {
+        var s = RouteSimulator.Settings.default
+        s.durationSeconds = 60
+        s.gyroscope = true
+        s.gnssOutages = [(20, 10)]
+        s.hardIronChangeSeconds = 40
+        let cap = try simulate(s)
+        let gyro = cap.events.filter { if case .motion(.gyroscopeRaw) = $0.payload { return true }; return false }
+        #expect(gyro.count == 3000)
+        // Parked at the start: the gyroscope reads its bias (0.3, −0.2, 0.4) °/s, within noise.
+        if case .motion(.gyroscopeRaw(let r)) = gyro[10].payload {
+            #expect(abs(r.vector.z * 180 / .pi - 0.4) < 0.25)
+        }
+        let nmeaSeconds = cap.nmea.map { cap.seconds($0.t) }
+        #expect(!nmeaSeconds.contains { $0 >= 20.2 && $0 < 30 })
+        #expect(nmeaSeconds.contains { $0 >= 30 && $0 < 31 })
+        #expect(cap.truth.count == 60)
+        // The hard iron jumps by (−18, 18, −9) µT at 40 s: the mean field moves by about that much.
+        let mags = cap.samples(magnetometer: true)
+        func mean(_ from: Double, _ to: Double) -> Vector3 {
+            let v = mags.filter { cap.seconds($0.t) >= from && cap.seconds($0.t) < to }.map(\.raw.vector)
+            return v.reduce(Vector3.zero, +) * (1 / Double(v.count))
+        }
+        let jump = mean(40, 42) - mean(38, 40)
+        #expect(abs(jump.z + 9) < 1.5, "\(jump)")
+    }
+
+    @Test func hillsTiltTheAccelerometer() throws {
+        var s = RouteSimulator.Settings.default
+        s.durationSeconds = 120
+        s.hillAmplitudeDegrees = 5
+        s.stopDurationSeconds = 0
+        let cap = try simulate(s)
+        let truth = SimulatedTruth(settings: s)
+        let acc = cap.samples(magnetometer: false)
+        // Cruising straight 15–29 s (no along-track acceleration): 1 s means of the accelerometer's pitch follow
+        // the road's.
+        var compared = 0
+        for start in stride(from: 15.0, to: 29, by: 1) {
+            let v = acc.filter { cap.seconds($0.t) >= start && cap.seconds($0.t) < start + 1 }.map(\.raw.vector)
+            let m = v.reduce(Vector3.zero, +) * (1 / Double(v.count))
+            let pitch = atan2(m.x, m.z) * 180 / .pi
+            #expect(abs(pitch - truth.pitchDegrees(atSeconds: start + 0.5)) < 0.5, "at \(start) s")
+            compared += 1
+        }
+        #expect(compared == 14)
+        let road = stride(from: 0.0, to: 120, by: 1).map { truth.pitchDegrees(atSeconds: $0) }
+        #expect((road.max() ?? 0) > 4.5 && (road.min() ?? 0) < -4.5)
+    }
+}
