@@ -14,6 +14,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // C side: termios/termios2, pty, i2c-dev ioctls + SMBus (libi2c), FIFO helpers, spawn with clean signal mask.
@@ -34,9 +35,16 @@ let package = Package(
         .target(name: "Devices", dependencies: ["CLinux", "CGPS", "CUdev", "LocationCore", "NMEA", "Capture", "Pipeline"],
                 swiftSettings: strict),
 
+        // Network outputs (issue 15): gpsd-protocol server, NMEA over TCP/UDP, chrony SOCK/PPS; SwiftNIO event loops.
+        .target(name: "NetworkOutput", dependencies: ["CLinux", "LocationCore", "NMEA", "Pipeline",
+                                                      .product(name: "NIOCore", package: "swift-nio"),
+                                                      .product(name: "NIOPosix", package: "swift-nio")],
+                swiftSettings: strict),
+
         .executableTarget(
             name: "lodestar",
             dependencies: ["LocationCore", "NMEA", "Capture", "Pipeline", "Devices", "Magnetics", "LocationServices", "Geocoding",
+                           "NetworkOutput",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         // libFuzzer entry point (built by `make fuzz`); without -DFUZZING it replays corpus files as a regression runner.
@@ -74,6 +82,8 @@ let package = Package(
         .testTarget(name: "LocationServicesTests", dependencies: ["LocationServices", "Pipeline", "Capture", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "LodestarKitTests", dependencies: ["LodestarKit", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "NetworkOutputTests", dependencies: ["NetworkOutput", "Pipeline", "Capture", "NMEA", "TestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"], exclude: ["Expected"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -4,6 +4,7 @@ import CLinux
 import Devices
 import LocationCore
 import NMEA
+import NetworkOutput
 import Pipeline
 #if canImport(Glibc)
 import Glibc
@@ -111,6 +112,7 @@ struct Run: ParsableCommand {
     @OptionGroup var headingOptions: HeadingOptions
     @OptionGroup var smoothingOptions: SmoothingOptions
     @OptionGroup(title: "Location services") var serviceOptions: ServiceOptions
+    @OptionGroup(title: "Network outputs") var serveOptions: ServeOptions
 
     @Option(name: .long, help: "With gpsd://: relay gpsd's raw NMEA (nmea, default; parsed by Lodestar) or take gpsd's own fixes (json).")
     var gpsdMode: GPSDSource.Mode = .nmea
@@ -149,6 +151,15 @@ struct Run: ParsableCommand {
         let counter = SessionCounter()
         let echo = !quiet
         pipeline.observer = { counter.observe($0, echoStatus: echo) }
+        let network = serveOptions.start(device: resolved.gps.first ?? resolved.imu.first ?? "lodestar")
+        ServeOptions.attach(network, to: pipeline)
+        var pps: PPSToChrony?
+        if let device = serveOptions.pps, let path = serveOptions.ppsSock {
+            do { pps = try PPSToChrony(device: device, socketPath: path) } catch {
+                fail(error.description, code: error.errno == EACCES ? Exit.permission : Exit.noInput)
+            }
+            pps?.start()
+        }
         var recorder: CaptureWriter?
         if let record {
             do {
@@ -162,6 +173,9 @@ struct Run: ParsableCommand {
         do { try runner.run() } catch { fail(error.description, code: Exit.ioError) }
         serviceOptions.saveState(pipeline.services)
         fifo?.close()
+        pps?.stop()
+        network?.shutdown(drainSeconds: 0.5)
+        if !quiet { ServeOptions.summarize(network) }
         if !quiet {
             var line = "lodestar: run: \(counter.fixes) fixes"
             if let fifo, fifo.droppedLines > 0 { line += ", \(fifo.droppedLines) FIFO lines dropped (no reader or pipe full)" }

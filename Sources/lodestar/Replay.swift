@@ -4,6 +4,7 @@ import CLinux
 import Devices
 import LocationCore
 import NMEA
+import NetworkOutput
 import Pipeline
 #if canImport(Glibc)
 import Glibc
@@ -61,6 +62,13 @@ struct Replay: ParsableCommand {
     @OptionGroup var headingOptions: HeadingOptions
     @OptionGroup var smoothingOptions: SmoothingOptions
     @OptionGroup(title: "Location services") var serviceOptions: ServiceOptions
+    @OptionGroup(title: "Network outputs") var serveOptions: ServeOptions
+
+    @Option(name: .long, help: ArgumentHelp("With --serve/--serve-nmea: wait for this many clients to watch (gpsd ?WATCH enabled, NMEA connected) before replaying.", valueName: "n"))
+    var waitClients = 0
+
+    @Option(name: .long, help: ArgumentHelp("With --serve/--serve-nmea: keep serving this many seconds after the end of the capture (clients keep the last state).", valueName: "seconds"))
+    var linger: Double = 0
 
     @Flag(name: .long, help: "Replay at recorded pace (same as --speed 1).")
     var realtime = false
@@ -82,6 +90,7 @@ struct Replay: ParsableCommand {
         if let s = speed, !(s > 0 && s.isFinite) { throw ValidationError("--speed must be a positive number") }
         if realtime && speed != nil { throw ValidationError("use either --realtime or --speed, not both") }
         if let d = referenceDate, parseISODate(d) == nil { throw ValidationError("--reference-date must be YYYY-MM-DD, got '\(d)'") }
+        if waitClients < 0 || !(linger >= 0 && linger.isFinite) { throw ValidationError("--wait-clients and --linger must not be negative") }
     }
 
     func run() throws {
@@ -99,6 +108,12 @@ struct Replay: ParsableCommand {
             }
         }
         let today = CivilDate(daysSinceEpochFromClock: clinux_realtime_ns())
+        // Network outputs: servers start before the replay; unpaced, the replay keeps pace with its clients.
+        let network = serveOptions.start(device: files[0])
+        if let server = network?.gpsd ?? network?.nmea, waitClients > 0 {
+            server.waitForWatchers(waitClients) { clinux_stop_requested() != 0 }
+        }
+        var sinceDrain = 0
         var totals = ReplaySummary()
         let services = serviceOptions.makeStage()
         for (file, reader) in readers {
@@ -120,10 +135,15 @@ struct Replay: ParsableCommand {
                         settings.referenceDate = reader.header.referenceDate ?? referenceDate.flatMap(parseISODate) ?? today
                         pipeline = Pipeline(settings: settings, encoder: encoder, sinks: sinks)
                         pipeline?.services = services
+                        if let p = pipeline { ServeOptions.attach(network, to: p) }
                     }
                     guard let p = pipeline else { break }
                     pacer.wait(for: event, lastFixTime: p.lastFixTime)
                     p.process(event)
+                    if let network, pace == nil {
+                        sinceDrain += 1
+                        if sinceDrain >= 16 { sinceDrain = 0; network.waitForClients() }
+                    }
                     if p.allSinksBroken { break }
                 }
             } catch {
@@ -137,6 +157,12 @@ struct Replay: ParsableCommand {
             if clinux_stop_requested() != 0 || (pipeline?.allSinksBroken ?? false) { break }
         }
         serviceOptions.saveState(services)
+        if let network {
+            let end = clinux_monotonic_ns() + Int64(linger * 1e9)
+            while clinux_stop_requested() == 0 && clinux_monotonic_ns() < end { _ = clinux_sleep_ns(20_000_000) }
+            network.shutdown()
+            if !quiet { ServeOptions.summarize(network) }
+        }
         if let fifo {
             if !quiet && fifo.droppedLines > 0 {
                 printError("lodestar: FIFO \(fifo.path): \(fifo.droppedLines) lines dropped while no reader was attached or the pipe was full")
