@@ -14,7 +14,7 @@ import Glibc
 public final class ChronySOCKSink {
     public let path: String
     private var fd: Int32 = -1
-    private var lastAttemptNanos: Int64 = .min
+    private var lastAttemptNanos: Int64?
     public private(set) var sent = 0
     public private(set) var notSent = 0
     public private(set) var lastError: Int32 = 0
@@ -37,7 +37,7 @@ public final class ChronySOCKSink {
         guard let s = Self.sample(for: fix) else { return }
         if fd < 0 {
             let now = clinux_monotonic_ns()
-            guard now - lastAttemptNanos >= 1_000_000_000 else { notSent += 1; return }
+            if let last = lastAttemptNanos, now - last < 1_000_000_000 { notSent += 1; return }
             lastAttemptNanos = now
             let r = clinux_unix_dgram_connect(path)
             guard r >= 0 else { lastError = -r; notSent += 1; return }

@@ -1,5 +1,6 @@
 import CLinux
 import NIOCore
+import Synchronization
 
 /// One encoded output event, shared by every client (a `ByteBuffer` is copy-on-write: one allocation per event,
 /// not per client).
@@ -15,6 +16,8 @@ public struct Broadcast: Sendable {
 
 /// The clients of one server and what they are sent. Every method runs on the server's event loop.
 final class Hub: @unchecked Sendable {
+    /// Clients connected right now, readable from any thread (a replay skips waiting for clients when 0).
+    let connectedCount = Atomic<Int>(0)
     enum Flavor: Sendable { case gpsd, nmea }
 
     let loop: any EventLoop
@@ -49,6 +52,7 @@ final class Hub: @unchecked Sendable {
 
     func clientConnected(_ c: ClientHandler) {
         clients[c.id] = c
+        connectedCount.store(clients.count, ordering: .relaxed)
         connections += 1
         if flavor == .gpsd { c.reply(GpsdProtocol.version()) }
         checkWaits()
@@ -56,6 +60,7 @@ final class Hub: @unchecked Sendable {
 
     func clientDisconnected(_ c: ClientHandler) {
         if clients.removeValue(forKey: c.id) != nil, c.dropped > 0 { departedDrops.append((c.peer, c.dropped)) }
+        connectedCount.store(clients.count, ordering: .relaxed)
     }
 
     func noteDropped() { totalDropped += 1 }
@@ -104,7 +109,10 @@ final class Hub: @unchecked Sendable {
     }
 
     func closeAll() {
-        for c in clients.values {
+        let all = clients.values.sorted { $0.id < $1.id }
+        clients.removeAll()
+        connectedCount.store(0, ordering: .relaxed)
+        for c in all {
             if c.dropped > 0 { departedDrops.append((c.peer, c.dropped)) }
             c.close()
         }

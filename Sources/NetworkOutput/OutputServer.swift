@@ -1,6 +1,7 @@
 import CLinux
 import NIOCore
 import NIOPosix
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -96,6 +97,7 @@ public final class OutputServer: Sendable {
     /// keeps pace with its clients this way; a client that stops reading holds it up by at most the timeout).
     public func waitUntilQueuesBelow(_ threshold: Int, timeoutSeconds: Double) {
         let hub = self.hub
+        guard hub.connectedCount.load(ordering: .relaxed) > 0 else { return }
         let deadline = clinux_monotonic_ns() + Int64(timeoutSeconds * 1e9)
         while clinux_monotonic_ns() < deadline {
             let worst = (try? hub.loop.submit { hub.largestQueue }.wait()) ?? 0
@@ -113,7 +115,11 @@ public final class OutputServer: Sendable {
         public var dropsByClient: [(peer: String, dropped: Int)]
     }
 
+    private let final = Mutex<Statistics?>(nil)
+
+    /// Current statistics (after `shutdown`, those at shutdown).
     public var statistics: Statistics {
+        if let s = final.withLock({ $0 }) { return s }
         let hub = self.hub
         return (try? hub.loop.submit {
             Statistics(clients: hub.clientCount, connections: hub.connections, dropped: hub.totalDropped,
@@ -127,6 +133,8 @@ public final class OutputServer: Sendable {
         let hub = self.hub
         _ = try? hub.loop.flatSubmit { hub.flushed(timeoutNanos: Int64(drainSeconds * 1e9)) }.wait()
         _ = try? hub.loop.submit { hub.closeAll() }.wait()
+        let s = statistics
+        final.withLock { $0 = s }
         for c in channels { try? c.close().wait() }
         for e in endpoints { if case .unix(let path) = e { unlink(path) } }
         try? group.syncShutdownGracefully()

@@ -146,12 +146,14 @@ struct Run: ParsableCommand {
         if options.placemark { settings.placemarkProvider = PlacemarkOption.provider() }
         settings.locationSourceNames = Set(sources.map(\.name).filter { $0.hasPrefix("gps") })
         settings.headingSourceNames = Set(sources.map(\.name).filter { $0.hasPrefix("imu") })
-        let pipeline = Pipeline(settings: settings, encoder: makeEncoder(options.output), sinks: sinks)
+        let device = resolved.gps.first ?? resolved.imu.first ?? "lodestar"
+        let pipeline = Pipeline(settings: settings, encoder: makeEncoder(options.output, device: device,
+                                                                         headingTalker: serveOptions.headingTalker), sinks: sinks)
         pipeline.services = serviceOptions.makeStage()
         let counter = SessionCounter()
         let echo = !quiet
         pipeline.observer = { counter.observe($0, echoStatus: echo) }
-        let network = serveOptions.start(device: resolved.gps.first ?? resolved.imu.first ?? "lodestar")
+        let network = serveOptions.start(device: device)
         ServeOptions.attach(network, to: pipeline)
         var pps: PPSToChrony?
         if let device = serveOptions.pps, let path = serveOptions.ppsSock {

@@ -125,7 +125,7 @@ struct Replay: ParsableCommand {
             headingOptions.apply(to: &settings, today: today)
             try smoothingOptions.apply(to: &settings)
             if outputOptions.placemark { settings.placemarkProvider = PlacemarkOption.provider() }
-            let encoder = makeEncoder(outputOptions.output)
+            let encoder = makeEncoder(outputOptions.output, device: files[0], headingTalker: serveOptions.headingTalker)
             var pipeline: Pipeline?
             var pacer = Pacer(speed: pace)
             do {
