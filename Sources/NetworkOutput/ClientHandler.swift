@@ -126,8 +126,9 @@ extension CircularBuffer {
 extension String {
     var trimmingWhitespace: String {
         var s = Substring(self)
-        while let f = s.first, f == " " || f == "\r" || f == "\t" || f == "\n" { s.removeFirst() }
-        while let l = s.last, l == " " || l == "\r" || l == "\t" || l == "\n" { s.removeLast() }
+        // Character.isWhitespace covers "\r\n", which Swift treats as one Character.
+        while let f = s.first, f.isWhitespace { s.removeFirst() }
+        while let l = s.last, l.isWhitespace { s.removeLast() }
         return String(s)
     }
 }
