@@ -17,9 +17,11 @@ struct GpsdClientTests {
         let pipe = try runTool(Tools.gpspipe!, ["-w", "-n", "200", "127.0.0.1:\(port)"], timeout: 30, in: dir)
         #expect(pipe.status == 0, "\(pipe.err)")
         #expect(server.wait(timeout: 60) == 0, "\(server.stderr)")
-        let own = server.stdout.split(separator: "\n", omittingEmptySubsequences: false).map { String($0) }
-        let served = pipe.out.split(separator: "\n").map(String.init)
-        #expect(own.first?.hasSuffix("\r") == true, "gpsd JSON lines end in CR LF")
+        let own = server.stdout.split(whereSeparator: \.isNewline).map(String.init)
+        let served = pipe.out.split(whereSeparator: \.isNewline).map(String.init)
+        let bytes = Array(server.stdout.utf8)
+        let lineFeeds = bytes.indices.filter { bytes[$0] == 0x0A }
+        #expect(!lineFeeds.isEmpty && lineFeeds.allSatisfy { $0 > 0 && bytes[$0 - 1] == 0x0D }, "gpsd JSON lines end in CR LF")
         let greeting = served.prefix(3).map { jsonObjects($0).first?["class"] as? String ?? "" }
         #expect(greeting == ["VERSION", "DEVICES", "WATCH"])
         let body = Array(served.dropFirst(3))
@@ -39,8 +41,8 @@ struct GpsdClientTests {
         let port = try GPSDProcess.freePort()
         let server = try LodestarProcess(["replay", "--serve", "\(port)", "--wait-clients", "1", "--quiet", simulatedDrive], in: dir)
         #expect(server.waitForPort(port), "server did not start: \(server.stderr)")
-        let pipe = try runTool(Tools.gpspipe!, ["-r", "-n", "60", "127.0.0.1:\(port)"], timeout: 30, in: dir)
-        let sentences = pipe.out.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let pipe = try runTool(Tools.gpspipe!, ["-r", "-n", "600", "127.0.0.1:\(port)"], timeout: 30, in: dir)
+        let sentences = pipe.out.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             .filter { $0.hasPrefix("$") }
         #expect(sentences.count >= 50)
         for s in sentences {
@@ -62,14 +64,15 @@ struct GpsdClientTests {
                                           "--quiet", simulatedDrive], in: dir)
         #expect(server.waitForPort(port), "server did not start: \(server.stderr)")
         let script = try dir.write("client.py", """
-            import gps, json
+            import gps, json, math
+            def v(x): return None if isinstance(x, float) and math.isnan(x) else x
             s = gps.gps(host='127.0.0.1', port='\(port)', mode=gps.WATCH_ENABLE | gps.WATCH_JSON)
             n = 0
             while n < 60:
                 if s.read() != 0: break
                 if s.data.get('class') == 'TPV':
                     n += 1
-                    print(json.dumps({'mode': s.fix.mode, 'lat': s.fix.latitude, 'lon': s.fix.longitude, 'track': s.fix.track}))
+                    print(json.dumps({'mode': s.fix.mode, 'lat': v(s.fix.latitude), 'lon': v(s.fix.longitude), 'track': v(s.fix.track)}))
             """)
         let run = try runTool(Tools.python!, [script], timeout: 30, in: dir)
         #expect(server.wait(timeout: 60) == 0)

@@ -57,7 +57,8 @@ final class LodestarProcess {
 
 /// Lines of JSON objects as dictionaries (invalid lines skipped).
 func jsonObjects(_ text: String) -> [[String: Any]] {
-    text.split(whereSeparator: { $0 == "\n" }).compactMap {
+    // "\r\n" is one Character in Swift: split on any newline.
+    text.split(whereSeparator: \.isNewline).compactMap {
         try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
     }
 }
