@@ -13,6 +13,8 @@ public struct NMEAOutputEncoder: OutputEncoder {
     /// A sky view not yet written: its GSV set follows the next fix's GSA (gpsd marks satellites used from the
     /// GSA of the same cycle, so GSV must come after it, as receivers send them).
     private var pendingGSV = false
+    /// The last sky view that marked satellites used (a view rebuilt from GSV alone carries no GSA marks).
+    private var lastUsedSky: SkyReport?
 
     public init(talker: String = "GP", headingTalker: String = "HC") {
         encoder = NMEAEncoder(talker: talker, headingTalker: headingTalker)
@@ -21,7 +23,7 @@ public struct NMEAOutputEncoder: OutputEncoder {
     public mutating func encode(_ event: OutputEvent, into out: inout ByteBuffer) {
         switch event {
         case .fix(let l):
-            let used = lastSky.map { sky in sky.satellitesOnePerSatellite.reduce(0) { $0 + ($1.used ? 1 : 0) } }
+            let used = lastUsedSky.map { sky in sky.satellitesOnePerSatellite.reduce(0) { $0 + ($1.used ? 1 : 0) } }
             out.append(string: encoder.rmc(l))
             out.append(string: encoder.gga(l, satellitesUsed: used.flatMap { $0 > 0 ? $0 : nil } ?? lastSky?.satellitesUsed,
                                            hdop: lastSky?.hdop))
@@ -38,6 +40,7 @@ public struct NMEAOutputEncoder: OutputEncoder {
             if let t = l.time { out.append(string: encoder.zda(t)) }
         case .sky(let s):
             lastSky = s
+            if s.satellites.contains(where: \.used) { lastUsedSky = s }
             pendingGSV = true
         case .sentence(let bytes):
             out.append(bytes)
@@ -59,7 +62,7 @@ public struct NMEAOutputEncoder: OutputEncoder {
     /// GSA for the satellites used in the last sky view: one `$GPGSA` for a GPS-only view, else one `$GNGSA` per
     /// constellation with NMEA 4.11's system id (as u-blox receivers send it; gpsd merges them).
     private func appendGSA(_ l: Location, into out: inout ByteBuffer) {
-        guard let sky = lastSky else { return }
+        guard let sky = lastUsedSky else { return }
         let pdop = l.pdop ?? sky.pdop, hdop = l.hdop ?? sky.hdop, vdop = l.vdop ?? sky.vdop
         let groups = Self.byTalker(sky.satellitesOnePerSatellite.filter(\.used))
         if groups.count <= 1 {
