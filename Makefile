@@ -5,11 +5,13 @@ SWIFT ?= swift
 CONFIG ?= release
 DEBIAN_PACKAGES := libgps-dev libi2c-dev libudev-dev pkg-config gpsd gpsd-clients
 BENCH_PACKAGES := libgeographiclib-dev time
+# Real programs the tests talk to (gpsd's clients, Python's gps module, chrony, tmux for cgps, socat).
+TEST_PACKAGES := gpsd gpsd-clients python3-gps chrony tmux socat
 BIN := .build/$(CONFIG)/lodestar
 DEMO_CAPTURE := captures/simulated-drive.lcap
 FUZZ_SECONDS ?= 600
 
-.PHONY: all deps build test demo bench eval fuzz install uninstall clean
+.PHONY: all deps test-deps build test demo bench eval fuzz install uninstall clean
 
 all: build
 
@@ -29,8 +31,20 @@ deps:
 build: deps
 	$(SWIFT) build -c $(CONFIG) --product lodestar --static-swift-stdlib
 
-test: deps
+test: deps test-deps
 	$(SWIFT) test --disable-xctest
+
+# Installs the test programs that are missing (chrony's package may try to start its daemon: not on a machine
+# without systemd, and tests start their own chronyd -x on their own sockets).
+test-deps:
+	@missing=""; for p in $(TEST_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing test dependencies:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
 
 demo: build
 	$(BIN) replay $(DEMO_CAPTURE)
