@@ -120,4 +120,33 @@ struct GpsdClientTests {
             }
         }
     }
+
+    /// `lodestar run --serve` on a live pseudo-terminal receiver: gpspipe gets its fixes as they arrive.
+    @Test(.enabled(if: Tools.gpspipe != nil, "gpspipe is not installed (apt install gpsd-clients)"))
+    func runServesLiveFixes() throws {
+        let dir = try TemporaryDirectory()
+        let pty = try PseudoTerminal()
+        let port = try GPSDProcess.freePort()
+        let run = try LodestarProcess(["run", "--gps", "\(pty.slavePath)@9600", "--serve", "127.0.0.1:\(port)", "--no-smoothing",
+                                       "--quiet"], in: dir)
+        #expect(run.waitForPort(port), "\(run.stderr)")
+        let out = dir.path("pipe.json")
+        let pipe = try SpawnedProcess(Tools.gpspipe!, ["-w", "-n", "8", "127.0.0.1:\(port)"], stdoutPath: out, stderrPath: out + ".err")
+        Thread.sleep(forTimeInterval: 0.5)
+        func sentence(_ body: String) -> String { String(format: "$%@*%02X\r\n", body, body.utf8.reduce(UInt8(0), ^)) }
+        for i in 0..<8 {
+            let hms = String(format: "1200%02d.00", i)
+            _ = pty.write(sentence("GPRMC,\(hms),A,5222.2000,N,00453.4000,E,1.0,90.0,010625,,,A")
+                          + sentence("GPGGA,\(hms),5222.2000,N,00453.4000,E,1,08,0.9,10.0,M,47.0,M,,"))
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        _ = pipe.wait(timeout: 10)
+        pipe.stop()
+        run.process.signal(SIGTERM)
+        #expect(run.wait(timeout: 10) == 143)
+        let tpvs = jsonObjects((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").filter { $0["class"] as? String == "TPV" }
+        #expect(tpvs.count >= 4)
+        #expect(tpvs.allSatisfy { $0["device"] as? String == "\(pty.slavePath)@9600" && $0["mode"] as? Int == 3 })
+        #expect(tpvs.allSatisfy { abs(($0["lat"] as? Double ?? 0) - 52.37) < 1e-9 && abs(($0["track"] as? Double ?? 0) - 90) < 1e-9 })
+    }
 }
