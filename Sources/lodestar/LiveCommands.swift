@@ -153,7 +153,13 @@ struct Run: ParsableCommand {
         let counter = SessionCounter()
         let echo = !quiet
         pipeline.observer = { counter.observe($0, echoStatus: echo) }
-        let network = serveOptions.start(device: device)
+        var serve = serveOptions
+        if serve.serve.isEmpty, let v = resolved.settings["serve"] { serve.serve = [v] }
+        if serve.serveNmea.isEmpty, let v = resolved.settings["serve-nmea"] { serve.serveNmea = [v] }
+        if serve.nmeaUdp.isEmpty, let v = resolved.settings["nmea-udp"] { serve.nmeaUdp = [v] }
+        if serve.chronySock == nil, let v = resolved.settings["chrony-sock"] { serve.chronySock = v }
+        do { try serve.validate() } catch { throw ValidationError("config: \(error)") }
+        let network = serve.start(device: device)
         ServeOptions.attach(network, to: pipeline)
         var pps: PPSToChrony?
         if let device = serveOptions.pps, let path = serveOptions.ppsSock {
