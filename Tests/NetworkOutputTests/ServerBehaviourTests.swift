@@ -12,6 +12,7 @@ struct ServerBehaviourTests {
     final class Client: @unchecked Sendable {
         let fd: Int32
         var buffer: [UInt8] = []
+        var start = 0
         init(port: Int) throws {
             fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var addr = sockaddr_in()
@@ -29,8 +30,10 @@ struct ServerBehaviourTests {
         /// The next line (without CR LF), nil on timeout or EOF.
         func line() -> String? {
             while true {
-                if let i = buffer.firstIndex(of: 0x0A) {
-                    var l = Array(buffer[..<i]); buffer.removeFirst(i + 1)
+                if let i = buffer[start...].firstIndex(of: 0x0A) {
+                    var l = buffer[start..<i]
+                    start = i + 1
+                    if start > 1 << 20 { buffer.removeFirst(start); start = 0 }
                     if l.last == 0x0D { l.removeLast() } else { return "NO-CR:" + String(decoding: l, as: UTF8.self) }
                     return String(decoding: l, as: UTF8.self)
                 }
@@ -95,7 +98,7 @@ struct ServerBehaviourTests {
     /// reading client receives every event, in order.
     @Test func stalledClientDropsOldestOthersGetEverything() throws {
         var settings = OutputServer.Settings()
-        settings.maximumQueuedPerClient = 16
+        settings.maximumQueuedPerClient = 64
         let server = try OutputServer(kind: .gpsd, endpoints: [.tcp(host: "127.0.0.1", port: 0)], device: "d", settings: settings)
         defer { server.shutdown(drainSeconds: 0) }
         guard case .tcp(_, let port) = server.endpoints[0] else { return }
@@ -114,14 +117,16 @@ struct ServerBehaviourTests {
         let readerThread = Thread {
             var n = 0
             while n < total, let l = reader.line() {
-                if l.contains("\"seq\":\(n),") { n += 1; counter.value.store(n, ordering: .relaxed) } else { break }
+                if l.hasPrefix("{\"class\":\"TPV\",\"seq\":\(n),") { n += 1; counter.value.store(n, ordering: .relaxed) } else { break }
             }
         }
         readerThread.start()
+        // 2,000 events of 4 KB (8 MB: more than the stalled connection's kernel buffers hold), one per ms.
         for i in 0..<total {
             server.publish(Self.broadcast("{\"class\":\"TPV\",\"seq\":\(i),\"pad\":\"\(padding)\"}\r\n"))
+            usleep(1000)
         }
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(60)
         var received: Int { counter.value.load(ordering: .relaxed) }
         while received < total && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         #expect(received == total, "the reading client got \(received) of \(total) in order")
