@@ -5,7 +5,7 @@ import Pipeline
 /// The one attachment point between the pipeline's `OutputEvent`s and the network outputs (gpsd-protocol
 /// server, NMEA TCP server, NMEA over UDP, chrony): the CLI calls `publish` for every event, on the pipeline's
 /// thread. Each event is encoded once per format here; servers fan the bytes out on their own event loop.
-public final class NetworkOutputs {
+public final class NetworkOutputs: OutputEventConsumer {
     public var gpsd: OutputServer?
     public var nmea: OutputServer?
     public var udp: UDPNMEASender?
@@ -20,6 +20,24 @@ public final class NetworkOutputs {
     }
 
     public var isEmpty: Bool { gpsd == nil && nmea == nil && udp == nil && chrony == nil }
+    /// Raw `fix` events are not sent (an update policy delivers the fixes as `service` events instead).
+    public var skipsRawFixes = false
+    /// Unpaced replay: every 16 events, wait (≤ 1 s) for clients that have a quarter of their queue waiting.
+    public var pacesWithClients = false
+    private var sinceWait = 0
+
+    /// `OutputEventConsumer`: every event of the session, on the pipeline's thread.
+    public func consume(_ event: OutputEvent) {
+        if case .fix = event, skipsRawFixes { return }
+        publish(event)
+        if pacesWithClients {
+            sinceWait += 1
+            if sinceWait >= 16 { sinceWait = 0; waitForClients() }
+        }
+    }
+
+    /// A session ended (replay: one per file); the servers stay up until `shutdown`.
+    public func finish() {}
 
     public func publish(_ event: OutputEvent) {
         if case .fix(let l) = event { chrony?.send(l) }

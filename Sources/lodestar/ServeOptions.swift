@@ -1,5 +1,4 @@
 import ArgumentParser
-import LocationServices
 import NetworkOutput
 import Pipeline
 #if canImport(Glibc)
@@ -55,7 +54,7 @@ struct ServeOptions: ParsableArguments {
     var isActive: Bool { !serve.isEmpty || !serveNmea.isEmpty || !nmeaUdp.isEmpty || chronySock != nil }
 
     /// Starts the configured servers; a port in use or any other bind failure ends the run with one line (exit 69).
-    func start(device: String) -> NetworkOutputs? {
+    func start(device: String) throws -> NetworkOutputs? {
         guard isActive else { return nil }
         let outputs = NetworkOutputs(device: device, headingTalker: headingTalker)
         var settings = OutputServer.Settings()
@@ -74,10 +73,10 @@ struct ServeOptions: ParsableArguments {
             }
         } catch let error as ServerError {
             outputs.shutdown(drainSeconds: 0)
-            fail(error.description, code: Exit.unavailable)
+            throw CommandFailure(error.description, code: Exit.unavailable)
         } catch {
             outputs.shutdown(drainSeconds: 0)
-            fail("\(error)", code: Exit.usage)
+            throw CommandFailure("\(error)", code: Exit.usage)
         }
         if let path = chronySock { outputs.chrony = ChronySOCKSink(path: path) }
         for server in [outputs.gpsd, outputs.nmea].compactMap({ $0 }) {
@@ -85,18 +84,6 @@ struct ServeOptions: ParsableArguments {
                        + server.endpoints.map(\.description).joined(separator: ", "))
         }
         return outputs
-    }
-
-    /// Attaches `outputs` to a pipeline: every event the pipeline encodes is published too.
-    static func attach(_ outputs: NetworkOutputs?, to pipeline: Pipeline) {
-        guard let outputs else { return }
-        let previous = pipeline.observer
-        let services = pipeline.services
-        pipeline.observer = { event in
-            previous?(event)
-            if case .fix = event, services?.filtersFixes == true { return }
-            outputs.publish(event)
-        }
     }
 
     /// One summary line per server (drops per client), on stderr.
