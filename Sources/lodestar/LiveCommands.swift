@@ -177,7 +177,8 @@ struct Run: ParsableCommand {
         if serve.nmeaUdp.isEmpty, let v = resolved.settings["nmea-udp"] { serve.nmeaUdp = [v] }
         if serve.chronySock == nil, let v = resolved.settings["chrony-sock"] { serve.chronySock = v }
         do { try serve.validate() } catch { throw ValidationError("config: \(error)") }
-        let network = try serve.start(device: Self.deviceName(resolved.gps, resolved.imu))
+        let device = Self.deviceName(sources)
+        let network = try serve.start(device: device)
         network?.skipsRawFixes = (try serviceOptions.makeStage())?.filtersFixes ?? false
         var pps: PPSToChrony?
         if let device = serve.pps, let path = serve.ppsSock {
@@ -188,7 +189,7 @@ struct Run: ParsableCommand {
         }
         let summary = try runLive(queue: queue, options: options, mounting: resolved.mounting, sinks: sinks,
                                   consumers: try makeConsumers(options) + (network.map { [$0] } ?? []),
-                                  device: Self.deviceName(resolved.gps, resolved.imu))
+                                  device: device)
         fifo?.close()
         pps?.stop()
         network?.shutdown(drainSeconds: 0.5)
@@ -207,8 +208,12 @@ struct Run: ParsableCommand {
         if failedSink(sinks) != nil { throw ExitCode(Exit.ioError) }
     }
 
-    /// gpsd's `device` for the session's objects: the first receiver spec (or magnetometer spec).
-    static func deviceName(_ gps: [String], _ imu: [String]) -> String { gps.first ?? imu.first ?? GpsdJSONEncoder.defaultDevice }
+    /// gpsd's `device` for the session's objects: the first receiver's device as its capture records it (so the
+    /// replay of a recorded session prints the same bytes).
+    static func deviceName(_ sources: [any LiveSource]) -> String {
+        let gps = sources.first { $0.name.hasPrefix("gps") } ?? sources.first
+        return gps?.captureAttributes["device"] ?? gps.map { "\($0.name)" } ?? GpsdJSONEncoder.defaultDevice
+    }
 
     /// The live session (separate from `run()` so tests drive it with their own sources, sinks and consumers).
     func runLive(queue: LiveEventQueue, options: OutputOptions, mounting: String?, sinks: [any OutputSink],
@@ -226,7 +231,8 @@ struct Run: ParsableCommand {
             sourceNames: queue.sources.map(\.name), mounting: mounting ?? headingOptions.sensorMounting, lenient: lenient,
             calibration: headingOptions.calibration != nil ? settings.calibration : nil, clock: queue.clock)
         let session = SessionRunner(settings: settings, configuration: configuration, today: today,
-                                    encoder: makeEncoder(options.output, device: device, headingTalker: serveOptions.headingTalker),
+                                    encoder: makeEncoder(options.output, device: device ?? Self.deviceName(queue.sources),
+                                                         headingTalker: serveOptions.headingTalker),
                                     sinks: sinks)
         session.services = try serviceOptions.makeStage()
         let counter = SessionCounter(echoStatus: !quiet)

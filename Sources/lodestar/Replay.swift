@@ -100,7 +100,7 @@ struct Replay: ParsableCommand {
         let (sinks, fifo) = try makeSinks(outputOptions)
         // Network outputs (docs/gpsd-compatibility.md): servers start before the replay; unpaced, the replay keeps
         // pace with its clients.
-        let network = try serveOptions.start(device: files[0])
+        let network = try serveOptions.start(device: Self.deviceName(files[0], format: format))
         if let network {
             network.pacesWithClients = !realtime && speed == nil
             network.skipsRawFixes = (try serviceOptions.makeStage())?.filtersFixes ?? false
@@ -118,6 +118,19 @@ struct Replay: ParsableCommand {
         let sig = clinux_stop_requested()
         if sig != 0 { throw ExitCode(128 + sig) }
         if let failed = failedSink(sinks), let f = failed.failure { throw CommandFailure(f.description, code: Exit.ioError) }
+    }
+
+    /// gpsd's `device` in a replay: the receiver's device recorded in a Lodestar capture's header (so a live session
+    /// and the replay of its capture print the same bytes), else the file's name.
+    static func deviceName(_ file: String, format: CaptureFormat?) -> String {
+        if file == "-" { return "stdin" }  // never read standard input twice
+        if let reader = try? CaptureDetector.open(path: file, format: format, lineEvents: false) as? LodestarCaptureReader,
+           (try? reader.next()) != nil,  // the header's source lines are read with the first record
+           let device = reader.sources.values.sorted(by: { $0.id < $1.id })
+               .first(where: { $0.attributes["kind"] == "nmea" || $0.attributes["kind"] == "gpsd" })?.attributes["device"] {
+            return device
+        }
+        return file.split(separator: "/").last.map(String.init) ?? file
     }
 
     /// The replay itself (separate from `run()` so tests drive it in-process with their own sinks).
@@ -150,7 +163,7 @@ struct Replay: ParsableCommand {
         configuration.mounting = headingOptions.sensorMounting
         for (file, reader) in readers {
             let session = SessionRunner(settings: settings, configuration: configuration, today: today,
-                                        encoder: makeEncoder(outputOptions.output, device: files[0],
+                                        encoder: makeEncoder(outputOptions.output, device: Self.deviceName(files[0], format: format),
                                                              headingTalker: serveOptions.headingTalker), sinks: sinks)
             session.services = services
             session.speed = pace
