@@ -5,7 +5,7 @@ SWIFT ?= swift
 CONFIG ?= release
 DEBIAN_PACKAGES := libgps-dev libi2c-dev libudev-dev pkg-config
 # Test-only: gpsd stays off boards (Debian's gpsd takes u-blox receivers on hotplug; docs/deployment.md).
-TEST_PACKAGES := gpsd gpsd-clients systemd
+TEST_PACKAGES := gpsd gpsd-clients systemd python3-gps chrony tmux socat
 # make hil: qemu, the guest's busybox/kmod/udev/i2c-tools (copied from this machine), initramfs tools.
 HIL_PACKAGES := qemu-system-x86 busybox-static cpio kmod udev i2c-tools python3
 BENCH_PACKAGES := libgeographiclib-dev time

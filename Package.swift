@@ -14,6 +14,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
@@ -43,15 +44,22 @@ let package = Package(
         .target(name: "Session", dependencies: ["LocationCore", "NMEA", "Capture", "Pipeline", "Magnetics", "Devices",
                                                 "LocationServices", "LodestarIO"], swiftSettings: strict),
 
+        // Network outputs (issue 15): gpsd-protocol server, NMEA over TCP/UDP, chrony SOCK/PPS; SwiftNIO event loops.
+        .target(name: "NetworkOutput", dependencies: ["CLinux", "LocationCore", "NMEA", "Pipeline",
+                                                      .product(name: "NIOCore", package: "swift-nio"),
+                                                      .product(name: "NIOPosix", package: "swift-nio")],
+                swiftSettings: strict),
+
         .executableTarget(
             name: "lodestar",
             dependencies: ["LocationCore", "NMEA", "Capture", "Pipeline", "Devices", "Session", "Magnetics", "LocationServices", "Geocoding",
+                           "NetworkOutput",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         // libFuzzer entry point (built by `make fuzz`); without -DFUZZING it replays corpus files as a regression runner.
         .executableTarget(name: "LodestarFuzz", dependencies: ["NMEA", "Capture", "Pipeline"], swiftSettings: strict),
         // Micro-benchmarks printed by `make bench` (see docs/benchmarks.md for why not ordo-one/benchmark).
-        .executableTarget(name: "LodestarBench", dependencies: ["NMEA", "Capture", "Pipeline", "Devices", "Magnetics", "CLinux", "Estimation", "LocationServices", "Geocoding"],
+        .executableTarget(name: "LodestarBench", dependencies: ["NMEA", "Capture", "Pipeline", "Devices", "Magnetics", "CLinux", "Estimation", "LocationServices", "Geocoding", "NetworkOutput"],
                          swiftSettings: strict),
 
         // Position smoothing (motion-aided Kalman filter) used by the pipeline.
@@ -87,6 +95,8 @@ let package = Package(
         .testTarget(name: "LocationServicesTests", dependencies: ["LocationServices", "Pipeline", "Capture", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "LodestarKitTests", dependencies: ["LodestarKit", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "NetworkOutputTests", dependencies: ["NetworkOutput", "Pipeline", "Capture", "NMEA", "TestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"], exclude: ["Expected"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -67,6 +67,10 @@ if [ ! -r "$drive" ]; then drive="$work/simulated.nmea"; "$PWD/$BIN" simulate --
 # 5. Live latency: a sentence written into a pty until its fix line leaves on a FIFO (lodestar run), 10,000 times.
 "$BENCH" latency "$PWD/$BIN" 10000
 
+# gpsd-protocol server (docs/gpsd-compatibility.md): 200 clients, 10 Hz TPV+SKY for 30 s, one client never reads;
+# publish-to-receipt latency p50/p99 (target p99 <= 5 ms), the stalled client's drops, CPU.
+"$BENCH" serve 200 30
+
 # 6. WMM2025: Lodestar's model against GeographicLib's C++ MagneticModel on the same points, with validation
 # (converts WMM.COF for GeographicLib, compiles scripts/wmm-geographiclib/bench.cpp; skips without g++/GeographicLib).
 scripts/wmm-geographiclib/run.sh "$BENCH"

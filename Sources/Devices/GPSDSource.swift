@@ -12,9 +12,11 @@ import Synchronization
 ///   (`gps_read(data, message, len)`; Debian 12's libgps 3.22 is API 11.0) copies each line into `message`:
 ///   NMEA lines become `.nmea` events (CR LF restored), gpsd's own JSON lines (VERSION, DEVICES, WATCH) are skipped.
 ///   The pipeline then parses exactly what a serial source would have delivered.
-/// - `.json`: `WATCH_JSON`; every TPV becomes `.fix(ExternalFix(provider: "gpsd", ...))` from libgps' `gps_fix_t`
-///   (NaN ⇒ nil). gpsd's `eph`/`epv` map to the horizontal/vertical accuracies and `eps`/`epd` are halved —
-///   the inverse of `GpsdJSONEncoder`.
+/// - `.json`: `WATCH_JSON`; one `.fix(ExternalFix(provider: "gpsd", ...))` per receiver cycle from libgps'
+///   `gps_fix_t` (NaN ⇒ nil). gpsd sends a TPV after every sentence, several per cycle with the same time and
+///   growing content: the last TPV of a time is delivered, when a TPV with another time arrives or the socket has
+///   been idle for `pollMilliseconds`. gpsd's 95 % figures become Lodestar's: `eph` ÷ 1.621 is the 68 %
+///   horizontal radius, `epv`/`eps`/`epd` ÷ 1.96 are 1-σ — the inverse of `GpsdJSONEncoder`.
 ///
 /// When gpsd goes away (socket closed, `gps_read` < 0) the source reports `unavailable`, reconnects with
 /// `Backoff` and reports `recovered` when data flows again. Errors from `gps_open` are libgps' own codes,
@@ -121,6 +123,12 @@ public final class GPSDSource: LiveSource {
         defer { message.deallocate() }
         var lastDataNanos = clinux_monotonic_ns()
         var silenceReported = false
+        // JSON mode: the latest TPV of the current time, delivered once the cycle is over.
+        var pending: SensorEvent?
+        func deliverPending() {
+            if let p = pending { sink.deliver(p); pending = nil }
+        }
+        defer { deliverPending() }
         while !isStopping {
             let silence = settings.silenceTimeoutNanos
             if silence > 0, !silenceReported, clinux_monotonic_ns() - lastDataNanos > silence {
@@ -142,11 +150,18 @@ public final class GPSDSource: LiveSource {
                     tracker.flowing("\(endpoint) (\(mode.rawValue))")
                     backoff.reset()
                 }
-                sink.deliver(SensorEvent(monotonicNanos: stamp, utc: utc, sourceID: sourceID, payload: payload))
+                let event = SensorEvent(monotonicNanos: stamp, utc: utc, sourceID: sourceID, payload: payload)
+                if case .fix(let f) = payload {
+                    if case .fix(let held)? = pending?.payload, held.location.time != f.location.time { deliverPending() }
+                    pending = event
+                } else {
+                    sink.deliver(event)
+                }
                 continue
             }
             if n == 0 || code == EAGAIN || code == EWOULDBLOCK || code == EINTR {
                 let ready = clinux_wait_readable(fd, Int32(settings.pollMilliseconds))
+                if ready == 0 { deliverPending() }
                 if ready < 0 {
                     tracker.problem(.unavailable, "\(endpoint): poll failed: \(String(cString: strerror(-ready)))")
                     return
@@ -206,14 +221,16 @@ public final class GPSDSource: LiveSource {
         l.altitudeMSLMeters = value(fix.altMSL)
         l.altitudeEllipsoidMeters = value(fix.altHAE)
         l.geoidSeparationMeters = value(fix.geoid_sep)
-        l.horizontalAccuracyMeters = value(fix.eph)
-        l.verticalAccuracyMeters = value(fix.epv)
-        l.latitudeErrorMeters = value(fix.epy)
-        l.longitudeErrorMeters = value(fix.epx)
+        // gpsd's ep* are 95 % figures; Lodestar's accuracies are a 68 % radius and 1-σ (docs/gpsd-compatibility.md).
+        let k1 = ConfidenceScale.oneDimensional95PerSigma
+        l.horizontalAccuracyMeters = value(fix.eph).map { $0 / ConfidenceScale.horizontal95Per68 }
+        l.verticalAccuracyMeters = value(fix.epv).map { $0 / k1 }
+        l.latitudeErrorMeters = value(fix.epy).map { $0 / k1 }
+        l.longitudeErrorMeters = value(fix.epx).map { $0 / k1 }
         l.speedMetersPerSecond = value(fix.speed)
-        l.speedAccuracyMetersPerSecond = value(fix.eps).map { $0 / 2 }
+        l.speedAccuracyMetersPerSecond = value(fix.eps).map { $0 / k1 }
         l.courseDegrees = value(fix.track)
-        l.courseAccuracyDegrees = value(fix.epd).map { $0 / 2 }
+        l.courseAccuracyDegrees = value(fix.epd).map { $0 / k1 }
         l.magneticVariationDegrees = value(fix.magnetic_var)
         l.dgpsAgeSeconds = value(fix.dgps_age)
         l.dgpsStation = fix.dgps_station >= 0 ? Int(fix.dgps_station) : nil

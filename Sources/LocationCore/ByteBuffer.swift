@@ -156,5 +156,8 @@ public struct ByteBuffer: ~Copyable {
 
     public mutating func removeAll() { _count = 0 }
 
+    /// Drops the last byte (nothing when empty).
+    public mutating func removeLast() { if _count > 0 { _count -= 1 } }
+
     public var array: [UInt8] { Array(UnsafeBufferPointer(start: base, count: _count)) }
 }

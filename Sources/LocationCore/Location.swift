@@ -50,6 +50,9 @@ public enum FixQuality: Int, Sendable, Hashable, Codable {
 /// Accuracies follow Core Location: horizontal/vertical are 68 % radii in metres.
 public struct Location: Sendable, Hashable {
     public var time: Timestamp?
+    /// System clock (UTC) when the first byte of the cycle's first timed sentence arrived (live sources; the
+    /// capture's stamp in replay). Not part of any output format: chrony's SOCK refclock compares it with `time`.
+    public var receiveTime: Timestamp?
     /// Digits of the receiver's time stamp after the decimal point (0 for "225308", 2 for "225308.00").
     public var timeFractionDigits: Int = 0
     /// The receiver reported second 60 (a leap second, 23:59:60). `time` is then the POSIX instant, which

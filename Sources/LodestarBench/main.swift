@@ -5,6 +5,7 @@
 //        LodestarBench smoothing FILE — one smoother update (median) and the drive's replay vs real time (SmoothingBench.swift)
 //        LodestarBench regions [N]   — region monitor with N (10,000) regions, µs per fix (RegionsBench.swift)
 //        LodestarBench vehicle       — vehicle heading per IMU sample with/without gyroscope, calibration fit (VehicleHeadingBench.swift)
+//        LodestarBench serve [CLIENTS [SECONDS]] — gpsd-protocol server load: latency, drops, CPU (ServerBench.swift)
 //        LodestarBench wmm [N [K]]   — WMM2025 evaluation and DeclinationCache hit; K validation points (WMMBench.swift)
 #if canImport(Glibc)
 import Glibc
@@ -41,6 +42,9 @@ final class NullSink: OutputSink {
 }
 
 let args = CommandLine.arguments
+if args.count >= 2 && args[1] == "serve" {
+    exit(ServerBenchmark.run(clients: args.count > 2 ? Int(args[2]) ?? 200 : 200, seconds: args.count > 3 ? Int(args[3]) ?? 30 : 30))
+}
 if args.count >= 2 && args[1] == "calibration" { CalibrationBenchmark.run(); exit(0) }
 if args.count >= 2 && args[1] == "vehicle" { exit(VehicleHeadingBenchmark.run()) }
 if args.count >= 3 && args[1] == "smoothing" { exit(SmoothingBenchmark.run(path: args[2])) }

@@ -6,10 +6,28 @@ public struct NMEAEncoder: Sendable {
     public var talker: String
     /// Decimal places of minutes in latitude/longitude (5 ≈ 2 cm).
     public var coordinateDecimals: Int
+    /// Talker of HDT/HDM/HDG. `HC` (magnetic compass) by default: gpsd 3.22 accepts only `HC` after `$H`,
+    /// chartplotters take any talker.
+    public var headingTalker: String
 
-    public init(talker: String = "GP", coordinateDecimals: Int = 5) {
+    /// NMEA 0183's limit for one sentence, `$` to `\r\n` inclusive.
+    public static let maximumSentenceLength = 82
+
+    public init(talker: String = "GP", coordinateDecimals: Int = 5, headingTalker: String = "HC") {
         self.talker = talker
         self.coordinateDecimals = coordinateDecimals
+        self.headingTalker = headingTalker
+    }
+
+    /// Builds a sentence with the most precision that keeps it within 82 characters: `build(level)` for level
+    /// 0, 1, 2 … drops precision step by step (never fields); the last level is taken whatever its length.
+    static func fitted(levels: Int, _ build: (Int) -> String) -> String {
+        var s = ""
+        for level in 0..<levels {
+            s = sentence(build(level))
+            if s.utf8.count <= maximumSentenceLength { return s }
+        }
+        return s
     }
 
     /// Wraps `body` (without `$`) as `$body*HH\r\n`.
@@ -72,6 +90,14 @@ public struct NMEAEncoder: Sendable {
 
     /// RMC (NMEA 2.3, with mode indicator).
     public func rmc(_ l: Location) -> String {
+        Self.fitted(levels: 4) { level in
+            var e = self
+            e.coordinateDecimals = max(2, coordinateDecimals - level)
+            return e.rmcBody(l, timeDecimals: level >= 3 ? 0 : 2)
+        }
+    }
+
+    func rmcBody(_ l: Location, timeDecimals: Int) -> String {
         let valid = l.mode == .twoD || l.mode == .threeD
         let (lat, ns) = coordinate(l.latitudeDegrees, degreeDigits: 2, positive: "N", negative: "S")
         let (lon, ew) = coordinate(l.longitudeDegrees, degreeDigits: 3, positive: "E", negative: "W")
@@ -91,47 +117,89 @@ public struct NMEAEncoder: Sendable {
         case .simulated: mode = "S"
         default: mode = "A"
         }
-        let fields = [Self.time(l.time, leapSecond: l.isLeapSecond), valid ? "A" : "V", lat, ns, lon, ew, Self.fixed(knots, 3),
+        let fields = [Self.time(l.time, decimals: timeDecimals, leapSecond: l.isLeapSecond), valid ? "A" : "V", lat, ns, lon, ew, Self.fixed(knots, 3),
                       Self.fixed(l.courseDegrees, 2), date, variation, variationDir, mode]
-        return Self.sentence(talker + "RMC," + fields.joined(separator: ","))
+        return talker + "RMC," + fields.joined(separator: ",")
     }
 
-    /// GGA.
-    public func gga(_ l: Location) -> String {
+    /// GGA, within 82 characters (coordinate decimals, then altitude decimals, then time decimals are dropped).
+    /// `satellitesUsed`/`hdop` stand in when the fix lacks them (e.g. from the last sky view): gpsd reads an
+    /// empty satellite count as "no fix".
+    public func gga(_ l: Location, satellitesUsed: Int? = nil, hdop: Double? = nil) -> String {
+        Self.fitted(levels: 5) { level in
+            var e = self
+            e.coordinateDecimals = max(2, coordinateDecimals - min(level, 3))
+            return e.ggaBody(l, satellitesUsed: satellitesUsed, hdop: hdop,
+                             altitudeDecimals: level >= 3 ? 0 : 1, timeDecimals: level >= 4 ? 0 : 2)
+        }
+    }
+
+    /// GGA's quality indicator for a fix (0 invalid, 1 GPS, 2 DGPS, 3 PPS, 4 RTK fixed, 5 RTK float,
+    /// 6 dead reckoning, 8 simulation).
+    public static func ggaQuality(_ l: Location) -> Int {
+        guard l.mode == .twoD || l.mode == .threeD else { return 0 }
+        switch l.quality {
+        case .dgps: return 2
+        case .rtkFixed: return 4
+        case .rtkFloat: return 5
+        case .deadReckoning, .gnssDeadReckoning: return 6
+        case .simulated: return 8
+        case .pps: return 3
+        default: return 1
+        }
+    }
+
+    func ggaBody(_ l: Location, satellitesUsed: Int?, hdop: Double?, altitudeDecimals: Int, timeDecimals: Int) -> String {
         let valid = l.mode == .twoD || l.mode == .threeD
         let (lat, ns) = coordinate(valid ? l.latitudeDegrees : nil, degreeDigits: 2, positive: "N", negative: "S")
         let (lon, ew) = coordinate(valid ? l.longitudeDegrees : nil, degreeDigits: 3, positive: "E", negative: "W")
-        let quality: Int
-        switch l.quality {
-        case _ where !valid: quality = 0
-        case .dgps: quality = 2
-        case .rtkFixed: quality = 4
-        case .rtkFloat: quality = 5
-        case .deadReckoning, .gnssDeadReckoning: quality = 6
-        case .simulated: quality = 8
-        case .pps: quality = 3
-        default: quality = 1
-        }
-        let sats = l.satellitesUsed.map { Self.pad(min($0, 99)) } ?? ""
-        let fields = [Self.time(l.time, leapSecond: l.isLeapSecond), lat, ns, lon, ew, String(quality), sats, Self.fixed(l.hdop, 1),
-                      Self.fixed(l.altitudeMSLMeters, 1), l.altitudeMSLMeters == nil ? "" : "M",
+        let quality = Self.ggaQuality(l)
+        let sats = (l.satellitesUsed ?? satellitesUsed).map { Self.pad(min($0, 99)) } ?? ""
+        let fields = [Self.time(l.time, decimals: timeDecimals, leapSecond: l.isLeapSecond), lat, ns, lon, ew, String(quality), sats,
+                      Self.fixed(l.hdop ?? hdop, 1),
+                      Self.fixed(valid ? l.altitudeMSLMeters : nil, altitudeDecimals), valid && l.altitudeMSLMeters != nil ? "M" : "",
                       Self.fixed(l.geoidSeparationMeters, 1), l.geoidSeparationMeters == nil ? "" : "M",
                       Self.fixed(l.dgpsAgeSeconds, 1), l.dgpsStation.map { String(format4: $0) } ?? ""]
-        return Self.sentence(talker + "GGA," + fields.joined(separator: ","))
+        return talker + "GGA," + fields.joined(separator: ",")
+    }
+
+    /// ZDA: UTC date and time (4-digit year, so consumers need no rollover guess); local zone 00:00.
+    public func zda(_ t: Timestamp) -> String {
+        let c = t.civilDate
+        var year = String(c.year)
+        while year.count < 4 { year = "0" + year }
+        return Self.sentence(talker + "ZDA," + Self.time(t) + "," + Self.pad(c.day) + "," + Self.pad(c.month) + ","
+                             + year + ",00,00")
+    }
+
+    /// VTG (NMEA 2.3, with mode indicator): true and magnetic course, speed in knots and km/h.
+    public func vtg(_ l: Location) -> String {
+        let valid = l.mode == .twoD || l.mode == .threeD
+        let speed = valid ? l.speedMetersPerSecond : nil
+        let f = [Self.fixed(valid ? l.courseDegrees : nil, 2), "T", Self.fixed(valid ? l.magneticCourseDegrees : nil, 2), "M",
+                 Self.fixed(speed.map { $0 / 0.514_444_444_444_444_5 }, 3), "N", Self.fixed(speed.map { $0 * 3.6 }, 3), "K",
+                 valid ? (l.quality == .dgps ? "D" : l.quality == .gnssDeadReckoning || l.quality == .deadReckoning ? "E" : "A") : "N"]
+        return Self.sentence(talker + "VTG," + f.joined(separator: ","))
     }
 
     /// GSA for the satellites used (by NMEA id), one sentence (first 12 ids).
-    public func gsa(mode: FixMode, usedIDs: [Int], pdop: Double?, hdop: Double?, vdop: Double?) -> String {
+    /// `talker` overrides the encoder's talker (e.g. `GN` with `systemID`, NMEA 4.11's GNSS system id field).
+    public func gsa(mode: FixMode, usedIDs: [Int], pdop: Double?, hdop: Double?, vdop: Double?,
+                    talker: String? = nil, systemID: Int? = nil) -> String {
         var ids = usedIDs.prefix(12).map { Self.pad($0) }
         while ids.count < 12 { ids.append("") }
         let m: String = mode == .threeD ? "3" : mode == .twoD ? "2" : "1"
-        return Self.sentence(talker + "GSA,A," + m + "," + ids.joined(separator: ",") + ","
-                             + [Self.fixed(pdop, 1), Self.fixed(hdop, 1), Self.fixed(vdop, 1)].joined(separator: ","))
+        var body = (talker ?? self.talker) + "GSA,A," + m + "," + ids.joined(separator: ",") + ","
+            + [Self.fixed(pdop, 1), Self.fixed(hdop, 1), Self.fixed(vdop, 1)].joined(separator: ",")
+        if let systemID { body += ",\(systemID)" }
+        return Self.sentence(body)
     }
 
-    /// GSV sentences (4 satellites each) for a list of (id, elevation, azimuth, snr).
-    public func gsv(_ sats: [(id: Int, elevation: Double?, azimuth: Double?, snr: Double?)]) -> [String] {
+    /// GSV sentences (4 satellites each) for a list of (id, elevation, azimuth, snr); `talker` overrides the
+    /// encoder's (one GSV set per constellation: GP, GL, GA, GB …).
+    public func gsv(_ sats: [(id: Int, elevation: Double?, azimuth: Double?, snr: Double?)], talker: String? = nil) -> [String] {
         let total = max(1, (sats.count + 3) / 4)
+        let talker = talker ?? self.talker
         var out: [String] = []
         for k in 0..<total {
             var body = talker + "GSV,\(total),\(k + 1),\(Self.pad(sats.count))"
@@ -146,12 +214,12 @@ public struct NMEAEncoder: Sendable {
 
     /// HDT: true heading.
     public func hdt(headingTrueDegrees h: Double?) -> String {
-        Self.sentence("HEHDT," + Self.fixed(h.map(Angle.normalizedDegrees), 1) + ",T")
+        Self.sentence(headingTalker + "HDT," + Self.fixed(h.map(Angle.normalizedDegrees), 1) + ",T")
     }
 
     /// HDM: magnetic heading.
     public func hdm(headingMagneticDegrees h: Double?) -> String {
-        Self.sentence("HEHDM," + Self.fixed(h.map(Angle.normalizedDegrees), 1) + ",M")
+        Self.sentence(headingTalker + "HDM," + Self.fixed(h.map(Angle.normalizedDegrees), 1) + ",M")
     }
 
     /// HDG: magnetic sensor heading with deviation and variation (east positive).
@@ -159,7 +227,7 @@ public struct NMEAEncoder: Sendable {
         let f = [Self.fixed(h.map(Angle.normalizedDegrees), 1),
                  Self.fixed(dev.map(abs), 1), dev.map { $0 < 0 ? "W" : "E" } ?? "",
                  Self.fixed(v.map(abs), 1), v.map { $0 < 0 ? "W" : "E" } ?? ""]
-        return Self.sentence("HCHDG," + f.joined(separator: ","))
+        return Self.sentence(headingTalker + "HDG," + f.joined(separator: ","))
     }
 }
 

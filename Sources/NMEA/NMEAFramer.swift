@@ -106,6 +106,9 @@ public final class NMEAFramer {
 
     public func resetStatistics() { statistics = NMEAStatistics() }
 
+    /// True while a sentence has started but not ended (its first bytes came with an earlier chunk).
+    public var isInsideSentence: Bool { inSentence }
+
     /// Feed a chunk; `onSentence` is called for every accepted sentence, in order.
     @inlinable
     public func feed(_ bytes: [UInt8], _ onSentence: (FramedSentence) -> Void) {

@@ -25,9 +25,9 @@ public enum OutputEvent: Sendable {
 public enum OutputFormat: String, CaseIterable, Sendable {
     /// Lodestar JSON lines (docs/output.md).
     case json
-    /// gpsd-compatible JSON (TPV, SKY) with gpsd's names and units.
+    /// gpsd-compatible JSON (TPV, SKY, ATT) with gpsd's names and units, CR LF line ends.
     case gpsd
-    /// NMEA 0183 sentences (RMC, GGA).
+    /// NMEA 0183 sentences (RMC, GGA, GSA, GSV, VTG, ZDA, HDT/HDG/HDM).
     case nmea
 }
 
@@ -37,10 +37,13 @@ public protocol OutputEncoder {
     mutating func encode(_ event: OutputEvent, into out: inout ByteBuffer)
 }
 
-public func makeEncoder(_ format: OutputFormat, device: String? = nil) -> any OutputEncoder {
+/// `device`: gpsd's device name for gpsd JSON (the receiver's path; `lodestar` when nil); `headingTalker`: the
+/// NMEA talker of HDT/HDG/HDM.
+public func makeEncoder(_ format: OutputFormat, device: String? = nil, headingDevice: String? = nil,
+                        headingTalker: String = "HC") -> any OutputEncoder {
     switch format {
     case .json: LodestarJSONEncoder()
-    case .gpsd: GpsdJSONEncoder(device: device)
-    case .nmea: NMEAOutputEncoder()
+    case .gpsd: GpsdJSONEncoder(device: device, headingDevice: headingDevice)
+    case .nmea: NMEAOutputEncoder(headingTalker: headingTalker)
     }
 }

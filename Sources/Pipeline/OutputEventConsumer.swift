@@ -32,8 +32,9 @@ public final class EncodingConsumer: OutputEventConsumer {
     private let skipsRawFixes: Bool
     public private(set) var bytes: [UInt8] = []
     /// `skipsRawFixes`: location services filter the fixes (an update policy), as `Pipeline` does for its encoder.
-    public init(_ format: OutputFormat, skipsRawFixes: Bool = false) {
-        encoder = makeEncoder(format)
+    /// `device`: gpsd JSON's device name (the session's receiver device, as `run` and `replay` use).
+    public init(_ format: OutputFormat, skipsRawFixes: Bool = false, device: String? = nil) {
+        encoder = makeEncoder(format, device: device)
         self.skipsRawFixes = skipsRawFixes
     }
     public func consume(_ event: OutputEvent) {

@@ -65,6 +65,9 @@ public final class Pipeline {
         let parser = NMEAParser()
         var assembler: EpochAssembler
         var sawNMEA = false
+        /// Receive time of the current chunk and of the chunk where the unfinished sentence began.
+        var chunkUTC: Timestamp?
+        var partialStartUTC: Timestamp?
         init(settings: Settings) {
             framer = NMEAFramer(options: settings.framer)
             assembler = EpochAssembler(settings: settings.epoch, referenceDate: settings.referenceDate)
@@ -151,6 +154,7 @@ public final class Pipeline {
         case .nmea(let bytes):
             let s = stream(event.sourceID)
             s.sawNMEA = true
+            s.chunkUTC = event.utc
             bytes.withUnsafeBufferPointer { feed(s, $0) }
         case .fix(let external):
             if settings.useExternalFixes && settings.externalFixProviders.contains(external.provider)
@@ -178,7 +182,12 @@ public final class Pipeline {
     }
 
     private func feed(_ s: NMEAStream, _ bytes: UnsafeBufferPointer<UInt8>) {
+        // Each sentence's receive time: its chunk's, or for the first one, if it began in an earlier chunk, that one's.
+        let startedEarlier = s.framer.isInsideSentence
+        var completed = 0
         s.framer.feed(bytes) { framed in
+            s.assembler.sentenceReceiveTime = completed == 0 && startedEarlier ? s.partialStartUTC : s.chunkUTC
+            completed += 1
             guard let parsed = s.parser.parse(framed) else { return }
             switch parsed.sentence {
             case .proprietary, .unsupported:
@@ -187,6 +196,7 @@ public final class Pipeline {
                 s.assembler.add(parsed) { emitEpoch($0) }
             }
         }
+        if s.framer.isInsideSentence && (completed > 0 || !startedEarlier) { s.partialStartUTC = s.chunkUTC }
     }
 
     private func processMotion(_ sample: MotionSample, _ event: SensorEvent) {

@@ -36,8 +36,9 @@ enum ServiceEncoding {
 
     /// Region, visit and significant-change objects; `device` for gpsd's optional device key.
     static func encodeNonFix(_ s: ServiceEvent, classes: (region: StaticString, visit: StaticString, significant: StaticString),
-                             device: String?, into out: inout ByteBuffer) {
+                             device: String?, crlf: Bool = false, into out: inout ByteBuffer) {
         var w = JSONWriter()
+        let start = out.count
         switch s {
         case .significantChange(let c):
             w.begin(&out, class: classes.significant)
@@ -71,6 +72,8 @@ enum ServiceEncoding {
         case .location, .batch, .heading:
             break
         }
+        // gpsd's lines end in CR LF: turn the closing "}\n" into "}\r\n".
+        if crlf, out.count > start { out.removeLast(); out.append(0x0D); out.append(0x0A) }
     }
 }
 
@@ -121,7 +124,7 @@ extension GpsdJSONEncoder {
         case .location(let u): encode(.fix(u.location ?? ServiceEncoding.unavailableFix(u.time)), into: &out)
         case .batch(let b): for l in b.locations { encode(.fix(l), into: &out) }
         case .significantChange, .region, .visit:
-            ServiceEncoding.encodeNonFix(s, classes: ("REGION", "VISIT", "SIGCHANGE"), device: device, into: &out)
+            ServiceEncoding.encodeNonFix(s, classes: ("REGION", "VISIT", "SIGCHANGE"), device: device, crlf: true, into: &out)
         case .heading: break
         }
     }

@@ -4,6 +4,7 @@ import CLinux
 import Devices
 import LocationCore
 import NMEA
+import NetworkOutput
 import Pipeline
 import Session
 #if canImport(Glibc)
@@ -147,6 +148,7 @@ struct Run: ParsableCommand {
     @OptionGroup var headingOptions: HeadingOptions
     @OptionGroup var smoothingOptions: SmoothingOptions
     @OptionGroup(title: "Location services") var serviceOptions: ServiceOptions
+    @OptionGroup(title: "Network outputs") var serveOptions: ServeOptions
 
     @Option(name: .long, help: "With gpsd://: relay gpsd's raw NMEA (nmea, default; parsed by Lodestar) or take gpsd's own fixes (json; recorded as F records).")
     var gpsdMode: GPSDSource.Mode = .nmea
@@ -173,9 +175,30 @@ struct Run: ParsableCommand {
         }
         let (sinks, fifo) = try makeSinks(options, live: true)
         let queue = LiveEventQueue(sources: sources)
+        // Network outputs (docs/gpsd-compatibility.md, docs/chrony.md), flags first, then the config file.
+        var serve = serveOptions
+        if serve.serve.isEmpty, let v = resolved.settings["serve"] { serve.serve = [v] }
+        if serve.serveNmea.isEmpty, let v = resolved.settings["serve-nmea"] { serve.serveNmea = [v] }
+        if serve.nmeaUdp.isEmpty, let v = resolved.settings["nmea-udp"] { serve.nmeaUdp = [v] }
+        if serve.chronySock == nil, let v = resolved.settings["chrony-sock"] { serve.chronySock = v }
+        do { try serve.validate() } catch { throw ValidationError("config: \(error)") }
+        let device = Self.deviceName(sources)
+        let network = try serve.start(device: device)
+        network?.skipsRawFixes = (try serviceOptions.makeStage())?.filtersFixes ?? false
+        var pps: PPSToChrony?
+        if let device = serve.pps, let path = serve.ppsSock {
+            do { pps = try PPSToChrony(device: device, socketPath: path) } catch {
+                throw CommandFailure(error.description, code: error.errno == EACCES ? Exit.permission : Exit.noInput)
+            }
+            pps?.start()
+        }
         let summary = try runLive(queue: queue, options: options, mounting: resolved.mounting, sinks: sinks,
-                                  consumers: try makeConsumers(options))
+                                  consumers: try makeConsumers(options) + (network.map { [$0] } ?? []),
+                                  device: device)
         fifo?.close()
+        pps?.stop()
+        network?.shutdown(drainSeconds: 0.5)
+        if !quiet { ServeOptions.summarize(network) }
         if !quiet {
             var line = "lodestar: run: \(summary.fixes) fixes"
             if let fifo, fifo.droppedLines > 0 { line += ", \(fifo.droppedLines) FIFO lines dropped (no reader or pipe full)" }
@@ -190,9 +213,17 @@ struct Run: ParsableCommand {
         if failedSink(sinks) != nil { throw ExitCode(Exit.ioError) }
     }
 
+    /// gpsd's `device` for the session's objects: the first receiver's device as its capture records it (so the
+    /// replay of a recorded session prints the same bytes).
+    static func deviceName(_ sources: [any LiveSource]) -> String {
+        let gps = sources.first { $0.name.hasPrefix("gps") } ?? sources.first
+        return gps?.captureAttributes["device"] ?? gps.map { "\($0.name)" } ?? GpsdJSONEncoder.defaultDevice
+    }
+
     /// The live session (separate from `run()` so tests drive it with their own sources, sinks and consumers).
     func runLive(queue: LiveEventQueue, options: OutputOptions, mounting: String?, sinks: [any OutputSink],
-                 consumers: [any OutputEventConsumer], shouldStop: @escaping () -> Bool = { false }) throws -> SessionCounter {
+                 consumers: [any OutputEventConsumer], device: String? = nil,
+                 shouldStop: @escaping () -> Bool = { false }) throws -> SessionCounter {
         let today = queue.clock.date
         var settings = Pipeline.Settings()
         settings.emitSky = !options.noSky
@@ -205,7 +236,9 @@ struct Run: ParsableCommand {
             sourceNames: queue.sources.map(\.name), mounting: mounting ?? headingOptions.sensorMounting, lenient: lenient,
             calibration: headingOptions.calibration != nil ? settings.calibration : nil, clock: queue.clock)
         let session = SessionRunner(settings: settings, configuration: configuration, today: today,
-                                    encoder: makeEncoder(options.output), sinks: sinks)
+                                    encoder: makeEncoder(options.output, device: device ?? Self.deviceName(queue.sources),
+                                                         headingTalker: serveOptions.headingTalker),
+                                    sinks: sinks)
         session.services = try serviceOptions.makeStage()
         let counter = SessionCounter(echoStatus: !quiet)
         session.consumers = [counter] + consumers

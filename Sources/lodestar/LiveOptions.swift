@@ -38,8 +38,8 @@ struct LiveOptions: ParsableArguments {
                 case "gps": gps.append(value)
                 case "imu": imu.append(value)
                 case "mounting": mounting = value
-                case "output", "fifo": settings[key] = value
-                default: throw ValidationError("\(config): unknown key '\(key)' (known: gps, imu, mounting, output, fifo)")
+                case "output", "fifo", "serve", "serve-nmea", "nmea-udp", "chrony-sock": settings[key] = value
+                default: throw ValidationError("\(config): unknown key '\(key)' (known: gps, imu, mounting, output, fifo, serve, serve-nmea, nmea-udp, chrony-sock)")
                 }
             }
         }

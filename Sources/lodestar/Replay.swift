@@ -4,6 +4,7 @@ import CLinux
 import Devices
 import LocationCore
 import NMEA
+import NetworkOutput
 import Pipeline
 import Session
 #if canImport(Glibc)
@@ -62,6 +63,13 @@ struct Replay: ParsableCommand {
     @OptionGroup var headingOptions: HeadingOptions
     @OptionGroup var smoothingOptions: SmoothingOptions
     @OptionGroup(title: "Location services") var serviceOptions: ServiceOptions
+    @OptionGroup(title: "Network outputs") var serveOptions: ServeOptions
+
+    @Option(name: .long, help: ArgumentHelp("With --serve/--serve-nmea: wait for this many clients to watch (gpsd ?WATCH enabled, NMEA connected) before replaying.", valueName: "n"))
+    var waitClients = 0
+
+    @Option(name: .long, help: ArgumentHelp("With --serve/--serve-nmea: keep serving this many seconds after the end of the capture (clients keep the last state).", valueName: "seconds"))
+    var linger: Double = 0
 
     @Flag(name: .long, help: "Replay at recorded pace (same as --speed 1).")
     var realtime = false
@@ -83,16 +91,46 @@ struct Replay: ParsableCommand {
         if let s = speed, !(s > 0 && s.isFinite) { throw ValidationError("--speed must be a positive number") }
         if realtime && speed != nil { throw ValidationError("use either --realtime or --speed, not both") }
         if let d = referenceDate, parseISODate(d) == nil { throw ValidationError("--reference-date must be YYYY-MM-DD, got '\(d)'") }
+        if waitClients < 0 || !(linger >= 0 && linger.isFinite) { throw ValidationError("--wait-clients and --linger must not be negative") }
     }
 
     func run() throws {
         clinux_install_stop_handlers()
         clinux_ignore_sigpipe()
         let (sinks, fifo) = try makeSinks(outputOptions)
-        try replay(sinks: sinks, fifo: fifo, consumers: try makeConsumers(outputOptions))
+        // Network outputs (docs/gpsd-compatibility.md): servers start before the replay; unpaced, the replay keeps
+        // pace with its clients.
+        let network = try serveOptions.start(device: Self.deviceName(files[0], format: format))
+        if let network {
+            network.pacesWithClients = !realtime && speed == nil
+            network.skipsRawFixes = (try serviceOptions.makeStage())?.filtersFixes ?? false
+            if let server = network.gpsd ?? network.nmea, waitClients > 0 {
+                server.waitForWatchers(waitClients) { clinux_stop_requested() != 0 }
+            }
+        }
+        try replay(sinks: sinks, fifo: fifo, consumers: try makeConsumers(outputOptions) + (network.map { [$0] } ?? []))
+        if let network {
+            let end = clinux_monotonic_ns() + Int64(linger * 1e9)
+            while clinux_stop_requested() == 0 && clinux_monotonic_ns() < end { _ = clinux_sleep_ns(20_000_000) }
+            network.shutdown()
+            if !quiet { ServeOptions.summarize(network) }
+        }
         let sig = clinux_stop_requested()
         if sig != 0 { throw ExitCode(128 + sig) }
         if let failed = failedSink(sinks), let f = failed.failure { throw CommandFailure(f.description, code: Exit.ioError) }
+    }
+
+    /// gpsd's `device` in a replay: the receiver's device recorded in a Lodestar capture's header (so a live session
+    /// and the replay of its capture print the same bytes), else the file's name.
+    static func deviceName(_ file: String, format: CaptureFormat?) -> String {
+        if file == "-" { return "stdin" }  // never read standard input twice
+        if let reader = try? CaptureDetector.open(path: file, format: format, lineEvents: false) as? LodestarCaptureReader,
+           (try? reader.next()) != nil,  // the header's source lines are read with the first record
+           let device = reader.sources.values.sorted(by: { $0.id < $1.id })
+               .first(where: { $0.attributes["kind"] == "nmea" || $0.attributes["kind"] == "gpsd" })?.attributes["device"] {
+            return device
+        }
+        return file.split(separator: "/").last.map(String.init) ?? file
     }
 
     /// The replay itself (separate from `run()` so tests drive it in-process with their own sinks).
@@ -125,7 +163,8 @@ struct Replay: ParsableCommand {
         configuration.mounting = headingOptions.sensorMounting
         for (file, reader) in readers {
             let session = SessionRunner(settings: settings, configuration: configuration, today: today,
-                                        encoder: makeEncoder(outputOptions.output), sinks: sinks)
+                                        encoder: makeEncoder(outputOptions.output, device: Self.deviceName(files[0], format: format),
+                                                             headingTalker: serveOptions.headingTalker), sinks: sinks)
             session.services = services
             session.speed = pace
             session.consumers = consumers

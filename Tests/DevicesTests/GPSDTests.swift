@@ -100,6 +100,28 @@ struct GPSDTests {
         #expect(sink.states == [.starting, .available])
     }
 
+    /// gpsd 3.22 sends a TPV after each sentence (RMC, then GGA: two per cycle with the same time, the second
+    /// more complete); the source delivers one fix per cycle, the last, and turns gpsd's 95 % eph into
+    /// Lodestar's 68 % radius (eph ÷ 1.621).
+    @Test func jsonModeDeliversOneFixPerCycleWithA68PercentRadius() async throws {
+        let rig = try Rig()
+        defer { rig.stop() }
+        let sink = LiveRecorder()
+        let source = GPSDSource(host: "127.0.0.1", port: rig.gpsd.port, mode: .json)
+        let runner = LiveSourceThread(source, sink: sink)
+        let before = rig.feeder.count
+        let ok = await sink.wait(5) { $0.fixes.filter { $0.location.mode == .threeD }.count >= 10 }
+        await runner.stop()
+        let cycles = rig.feeder.count - before
+        #expect(ok, "gpsd log: \(rig.gpsd.log)")
+        let fixes = sink.fixes.filter { $0.location.mode == .threeD }
+        #expect(fixes.count <= cycles + 1, "\(fixes.count) fixes for \(cycles) receiver cycles")
+        // GGA's HDOP 2.1 × gpsd's differential 95 % UERE 4.75 m = eph 9.975 m → 68 % radius 6.152 m.
+        let l = try #require(fixes.last?.location)
+        #expect(abs((l.horizontalAccuracyMeters ?? 0) - 2.1 * 4.75 / ConfidenceScale.horizontal95Per68) < 0.01)
+        #expect(l.altitudeMSLMeters != nil, "the cycle's last TPV (after GGA) is the one delivered")
+    }
+
     /// gpsd dies (SIGKILL by PID): unavailable; gpsd comes back on the same port: recovered, data flows again.
     @Test func reconnectsWhenGpsdRestarts() async throws {
         var rig = try Rig()

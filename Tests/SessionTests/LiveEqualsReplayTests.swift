@@ -181,7 +181,7 @@ struct LiveEqualsReplayTests {
         // Live: the `run` command's session, recording, with the main output (json) and one consumer per other format.
         let run = try Run.parse(["--gps", link, "--record", capture, "--quiet"])
         let liveJSON = MemorySink()
-        let liveGpsd = EncodingConsumer(.gpsd)
+        let liveGpsd = EncodingConsumer(.gpsd, device: link)  // gpsd's `device`: the receiver's device, live and replayed
         let liveNMEA = EncodingConsumer(.nmea)
         _ = try run.runLive(queue: queue, options: run.outputOptions, mounting: nil, sinks: [liveJSON],
                             consumers: [liveGpsd, liveNMEA], shouldStop: { scriptDone.load(ordering: .acquiring) })

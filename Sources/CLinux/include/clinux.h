@@ -75,3 +75,26 @@ int clinux_stop_requested(void);
 /// Sleep for ns nanoseconds (monotonic), returning early (-EINTR) when a stop is requested.
 int clinux_sleep_ns(int64_t ns);
 #endif
+
+/* PPS (RFC 2783 over the Linux PPS API, <linux/pps.h>) and chrony's refclock SOCK sample (issue 15). */
+/* Opens /dev/ppsN read-only; returns the fd or -errno. */
+int clinux_pps_open(const char *path);
+/* Waits up to timeout_ms for the next assert edge (PPS_FETCH); fills its time and sequence number.
+   Returns 0, or -errno (-ETIMEDOUT when no pulse came). */
+int clinux_pps_fetch(int fd, int timeout_ms, int64_t *assert_sec, int32_t *assert_nsec, uint32_t *sequence);
+/* chrony's struct sock_sample (refclock_sock.c): sent as one datagram to chronyd's SOCK socket. */
+typedef struct {
+    int64_t tv_sec;   /* struct timeval on 64-bit Linux */
+    int64_t tv_usec;
+    double offset;
+    int32_t pulse;
+    int32_t leap;
+    int32_t _pad;
+    int32_t magic;
+} clinux_sock_sample;
+#define CLINUX_SOCK_MAGIC 0x534f434b
+/* Fills a sample for a receive time (sec/usec) and offset; sends it on the connected datagram socket fd
+   (MSG_DONTWAIT). Returns 0 or -errno. */
+int clinux_chrony_send(int fd, int64_t tv_sec, int64_t tv_usec, double offset, int pulse, int leap);
+/* A datagram socket connected to the Unix socket at path; returns the fd or -errno. */
+int clinux_unix_dgram_connect(const char *path);

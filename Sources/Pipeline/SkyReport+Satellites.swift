@@ -1,0 +1,25 @@
+import LocationCore
+
+extension SkyReport {
+    /// One entry per satellite (constellation + svid), in first-seen order: receivers that list every signal
+    /// (NMEA 4.10+ GSV with a signal id, e.g. u-blox F9P: L1 and L2 of one satellite) give several entries for
+    /// one satellite. The first listed signal (the receiver's primary, L1/E1/B1) keeps its position, signal id and
+    /// level; `used` is true when any signal of the satellite is used.
+    public var satellitesOnePerSatellite: [SatelliteInfo] {
+        var out: [SatelliteInfo] = []
+        out.reserveCapacity(satellites.count)
+        var index: [Int: Int] = [:]
+        for s in satellites {
+            let key = (s.constellation.rawValue << 16) | (s.svid & 0xFFFF)
+            if let i = index[key] {
+                if s.used { out[i].used = true }
+                if out[i].elevationDegrees == nil { out[i].elevationDegrees = s.elevationDegrees }
+                if out[i].azimuthDegrees == nil { out[i].azimuthDegrees = s.azimuthDegrees }
+                continue
+            }
+            index[key] = out.count
+            out.append(s)
+        }
+        return out
+    }
+}
