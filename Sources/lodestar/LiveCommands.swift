@@ -111,6 +111,7 @@ struct Run: ParsableCommand {
     @OptionGroup var headingOptions: HeadingOptions
     @OptionGroup var smoothingOptions: SmoothingOptions
     @OptionGroup(title: "Location services") var serviceOptions: ServiceOptions
+    @OptionGroup(title: "MQTT (docs/fleet.md)") var mqttOptions: MQTTOptions
 
     @Option(name: .long, help: "With gpsd://: relay gpsd's raw NMEA (nmea, default; parsed by Lodestar) or take gpsd's own fixes (json).")
     var gpsdMode: GPSDSource.Mode = .nmea
@@ -159,7 +160,12 @@ struct Run: ParsableCommand {
             }
         }
         let runner = LiveRunner(sources: sources, pipeline: pipeline, recorder: recorder)
+        var mqttOptions = self.mqttOptions
+        try mqttOptions.merge(config: resolved.settings)
+        let mqtt = try mqttOptions.start(filtersFixes: pipeline.services?.filtersFixes ?? false) { [runner] in runner.report($0) }
+        if let mqtt { pipeline.observer = { counter.observe($0, echoStatus: echo); mqtt.consume($0) } }
         do { try runner.run() } catch { fail(error.description, code: Exit.ioError) }
+        _ = mqtt?.finish(quiet: quiet)
         serviceOptions.saveState(pipeline.services)
         fifo?.close()
         if !quiet {

@@ -39,7 +39,8 @@ struct LiveOptions: ParsableArguments {
                 case "imu": imu.append(value)
                 case "mounting": mounting = value
                 case "output", "fifo": settings[key] = value
-                default: throw ValidationError("\(config): unknown key '\(key)' (known: gps, imu, mounting, output, fifo)")
+                case _ where MQTTOptions.configKeys.contains(key): settings[key] = value
+                default: throw ValidationError("\(config): unknown key '\(key)' (known: gps, imu, mounting, output, fifo, mqtt…)")
                 }
             }
         }

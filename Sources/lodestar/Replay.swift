@@ -61,6 +61,7 @@ struct Replay: ParsableCommand {
     @OptionGroup var headingOptions: HeadingOptions
     @OptionGroup var smoothingOptions: SmoothingOptions
     @OptionGroup(title: "Location services") var serviceOptions: ServiceOptions
+    @OptionGroup(title: "MQTT (docs/fleet.md)") var mqttOptions: MQTTOptions
 
     @Flag(name: .long, help: "Replay at recorded pace (same as --speed 1).")
     var realtime = false
@@ -101,6 +102,8 @@ struct Replay: ParsableCommand {
         let today = CivilDate(daysSinceEpochFromClock: clinux_realtime_ns())
         var totals = ReplaySummary()
         let services = serviceOptions.makeStage()
+        let mailbox = StatusMailbox(echo: !quiet)
+        let mqtt = try mqttOptions.start(filtersFixes: services?.filtersFixes ?? false) { mailbox.post($0) }
         for (file, reader) in readers {
             var settings = Pipeline.Settings()
             settings.framer = NMEAFramer.Options(acceptMissingChecksum: lenient)
@@ -120,9 +123,11 @@ struct Replay: ParsableCommand {
                         settings.referenceDate = reader.header.referenceDate ?? referenceDate.flatMap(parseISODate) ?? today
                         pipeline = Pipeline(settings: settings, encoder: encoder, sinks: sinks)
                         pipeline?.services = services
+                        if let mqtt { pipeline?.observer = { mqtt.consume($0) } }
                     }
                     guard let p = pipeline else { break }
                     pacer.wait(for: event, lastFixTime: p.lastFixTime)
+                    mailbox.drain { p.emit(.status($0)) }
                     p.process(event)
                     if p.allSinksBroken { break }
                 }
@@ -137,6 +142,7 @@ struct Replay: ParsableCommand {
             if clinux_stop_requested() != 0 || (pipeline?.allSinksBroken ?? false) { break }
         }
         serviceOptions.saveState(services)
+        let mqttComplete = mqtt?.finish(quiet: quiet) ?? true
         if let fifo {
             if !quiet && fifo.droppedLines > 0 {
                 printError("lodestar: FIFO \(fifo.path): \(fifo.droppedLines) lines dropped while no reader was attached or the pipe was full")
@@ -146,6 +152,7 @@ struct Replay: ParsableCommand {
         if !quiet && readers.count > 1 { printError(totals.line(prefix: "lodestar: total")) }
         let sig = clinux_stop_requested()
         if sig != 0 { throw ExitCode(128 + sig) }
+        if !mqttComplete { throw ExitCode(Exit.unavailable) }
     }
 }
 

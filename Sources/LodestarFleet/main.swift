@@ -1,0 +1,1 @@
+print("lodestar-fleet: not yet")
