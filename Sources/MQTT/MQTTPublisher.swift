@@ -155,16 +155,18 @@ public final class MQTTPublisher: @unchecked Sendable {
                     continue
                 }
                 // Waiting for CONNACK.
-                if let err = connection?.loop(timeoutMilliseconds: 20) { failed(err); continue }
-                handleEvents()
+                let err = connection?.loop(timeoutMilliseconds: 20)
+                handleEvents()   // a refused CONNACK arrives as an event and as a loop error: the event says why
+                if let err, connection != nil { failed(err); continue }
                 if !connected, connection != nil, Double(clinux_monotonic_ns() - connectStarted) > configuration.connectTimeoutSeconds * 1e9 {
                     failed("no answer from the broker within \(Int(configuration.connectTimeoutSeconds)) s")
                 }
                 continue
             }
             sendPending()
-            if let err = connection?.loop(timeoutMilliseconds: 20) { failed("connection lost: " + err); continue }
+            let err = connection?.loop(timeoutMilliseconds: 20)
             handleEvents()
+            if let err, connection != nil { failed("connection lost: " + err) }
         }
         if connected, let c = connection {
             var mids = Set<Int32>()
