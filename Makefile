@@ -3,13 +3,17 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 CONFIG ?= release
-DEBIAN_PACKAGES := libgps-dev libi2c-dev libudev-dev pkg-config gpsd gpsd-clients
+DEBIAN_PACKAGES := libgps-dev libi2c-dev libudev-dev pkg-config gpsd gpsd-clients libmosquitto-dev
+# lodestar-fleet (the fleet side, docs/fleet.md) links libpq; the board's lodestar does not.
+FLEET_PACKAGES := libpq-dev
+# Real peers the MQTT/fleet tests start on loopback (docs/fleet.md).
+MQTT_TEST_PACKAGES := mosquitto mosquitto-clients postgresql postgresql-15-postgis-3 openssl
 BENCH_PACKAGES := libgeographiclib-dev time
 BIN := .build/$(CONFIG)/lodestar
 DEMO_CAPTURE := captures/simulated-drive.lcap
 FUZZ_SECONDS ?= 600
 
-.PHONY: all deps build test demo bench eval fuzz install uninstall clean
+.PHONY: all deps build test demo bench eval fuzz install uninstall clean fleet fleet-test-deps
 
 all: build
 
@@ -29,8 +33,17 @@ deps:
 build: deps
 	$(SWIFT) build -c $(CONFIG) --product lodestar --static-swift-stdlib
 
-test: deps
+test: deps fleet-test-deps
 	$(SWIFT) test --disable-xctest
+
+# Installs what the fleet build and the MQTT/PostgreSQL tests need (only what is missing).
+fleet-test-deps:
+	@$(MAKE) --no-print-directory deps DEBIAN_PACKAGES="$(FLEET_PACKAGES) $(MQTT_TEST_PACKAGES)"
+
+# lodestar-fleet, installed beside lodestar (`lodestar fleet` runs it).
+fleet: deps
+	@$(MAKE) --no-print-directory deps DEBIAN_PACKAGES="$(FLEET_PACKAGES)"
+	$(SWIFT) build -c $(CONFIG) --product lodestar-fleet --static-swift-stdlib
 
 demo: build
 	$(BIN) replay $(DEMO_CAPTURE)
@@ -45,6 +58,10 @@ bench: deps
 	$(SWIFT) build -c release --product LodestarBench --static-swift-stdlib
 	$(SWIFT) build -c release --product LodestarEval
 	scripts/bench.sh
+	@$(MAKE) --no-print-directory fleet-test-deps
+	$(SWIFT) build -c release --product lodestar-fleet --static-swift-stdlib
+	$(SWIFT) build -c release --product FleetBench
+	scripts/fleet-bench.sh
 
 # Heading accuracy on the real recordings in ../shared/data/mag (BROAD trials, x-io Fusion), and its per-sample cost;
 # position smoothing raw vs smoothed on ../shared/data/gnss (GSDC Pixel 4, F9K, the walk with a real IMU).
@@ -61,6 +78,7 @@ install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 	  $(DESTDIR)$(PREFIX)/share/doc/lodestar $(DESTDIR)/etc/udev/rules.d
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/lodestar
+	if [ -x .build/$(CONFIG)/lodestar-fleet ]; then install -m 0755 .build/$(CONFIG)/lodestar-fleet $(DESTDIR)$(PREFIX)/bin/lodestar-fleet; fi
 	install -m 0644 docs/lodestar.1 $(DESTDIR)$(PREFIX)/share/man/man1/lodestar.1
 	install -m 0644 docs/*.md README.md $(DESTDIR)$(PREFIX)/share/doc/lodestar/
 	install -m 0644 udev/*.rules $(DESTDIR)/etc/udev/rules.d/

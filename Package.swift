@@ -69,8 +69,11 @@ let package = Package(
         // MQTT publishing with store-and-forward (libmosquitto), and `lodestar fleet` (MQTT → PostgreSQL/PostGIS over
         // libpq; its own executable so the board's binary does not link libpq). docs/fleet.md.
         .target(name: "MQTT", dependencies: ["CMosquitto", "CLinux", "LocationCore", "LocationServices", "Pipeline"], swiftSettings: strict),
-        .executableTarget(name: "LodestarFleet", dependencies: ["MQTT", "CPostgres", "CLinux", "LocationCore", "LocationServices"],
+        .executableTarget(name: "LodestarFleet", dependencies: ["MQTT", "CPostgres", "CLinux", "LocationCore", "LocationServices", "Capture",
+                                                            "Pipeline", .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           swiftSettings: strict),
+        // Load generator for the fleet benchmark (scripts/fleet-bench.sh).
+        .executableTarget(name: "FleetBench", dependencies: ["MQTT", "CLinux", "LocationCore"], swiftSettings: strict),
         .target(name: "TestSupport", dependencies: ["LocationCore", "CLinux"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "LocationCoreTests", dependencies: ["LocationCore"], swiftSettings: strict),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "TestSupport"], swiftSettings: strict),

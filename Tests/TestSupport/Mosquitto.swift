@@ -152,20 +152,18 @@ public final class MosquittoSubscriber: @unchecked Sendable {
     deinit { process.stop() }
 }
 
-/// Runs a command to completion, returning its exit status and combined output.
+/// Runs a command to completion (posix_spawn, clean signal mask, reaped by PID), returning its exit status and
+/// combined output. Output goes through a file: a daemon the command leaves behind (pg_ctl start) keeps a pipe
+/// open forever, and Foundation's Process did not reap `runuser` here.
 public enum Tool {
-    public static func run(_ path: String, _ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = arguments
-        if let environment { p.environment = environment }
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    public static func run(_ path: String, _ arguments: [String], timeout: Double = 120) throws -> (status: Int32, output: String) {
+        let outPath = FileManager.default.temporaryDirectory.appendingPathComponent("lodestar-tool-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: outPath) }
+        let p = try SpawnedProcess(path, arguments, stdoutPath: outPath, stderrPath: outPath + ".err")
+        defer { try? FileManager.default.removeItem(atPath: outPath + ".err") }
+        let status = p.wait(timeout: timeout) ?? -1
+        if status == -1 { p.stop() }
+        let text = ((try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "") + ((try? String(contentsOfFile: outPath + ".err", encoding: .utf8)) ?? "")
+        return (status, text)
     }
 }

@@ -1,1 +1,0 @@
-print("lodestar-fleet: not yet")
