@@ -42,7 +42,7 @@ hwm() { awk '/VmHWM/{print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }  # kB
 pgcpu() { local t=0; for p in $(pgrep -u "$(id -u nobody 2>/dev/null || id -u)" -f postgres); do t=$((t + $(cpu "$p"))); done; echo $t; }
 hz=$(getconf CLK_TCK)
 
-printf '%-7s %9s %9s %8s %8s %8s %6s | %-22s %-22s %-22s %-12s\n' boards sent rows msgs/s p50_ms p99_ms lost \
+printf '%-7s %9s %9s %8s %8s %8s %11s %6s | %-22s %-22s %-22s %-12s\n' boards sent rows msgs/s p50_ms p99_ms recv_p50/99 lost \
   "fleet cpu%/rssMB" "mosquitto cpu%/rssMB" "publisher cpu%/rssMB" "postgres cpu%"
 for n in $BOARDS_LIST; do
   psql -h 127.0.0.1 -p "$pgport" -U fleet -d fleet -Atqc "TRUNCATE positions, last_positions, region_events" 2>/dev/null || true
@@ -63,13 +63,14 @@ for n in $BOARDS_LIST; do
   fr=$(hwm "$fleet"); mr=$(hwm "$mosq")
   kill -INT "$fleet"; wait "$fleet" 2>/dev/null || true
   summary=$(grep '^lodestar fleet: {' "$work/fleet-$n.err" | tail -1 | sed 's/^lodestar fleet: //')
-  read -r p50 p99 <<<"$(python3 -c 'import json,sys; s=json.loads(sys.argv[1]); l=s.get("fixTimeToCommitMs",{}); print(l.get("p50","-"), l.get("p99","-"))' "$summary")"
+  read -r p50 p99 r50 r99 <<<"$(python3 -c 'import json,sys; s=json.loads(sys.argv[1]); l=s.get("fixTimeToCommitMs",{}); r=s.get("receiveToCommitMs",{}); print(l.get("p50","-"), l.get("p99","-"), r.get("p50","-"), r.get("p99","-"))' "$summary")"
   read -r pu ps pm < "$work/pub-$n.time"
   wall=$(python3 -c "print($t1-$t0)")
   rate=$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["messagesPerSecond"]))' "$work/pub-$n.json")
   pct() { python3 -c "print(round(100*$1/$hz/$wall))"; }
-  printf '%-7s %9s %9s %8s %8s %8s %6s | %-22s %-22s %-22s %-12s\n' "$n" "$sent" "$rows" "$rate" "$p50" "$p99" "$((sent - rows))" \
+  printf '%-7s %9s %9s %8s %8s %8s %11s %6s | %-22s %-22s %-22s %-12s\n' "$n" "$sent" "$rows" "$rate" "$p50" "$p99" "$r50/$r99" "$((sent - rows))" \
     "$(pct $((f1 - f0)))% / $((fr / 1024))" "$(pct $((m1 - m0)))% / $((mr / 1024))" \
     "$(python3 -c "print(round(100*($pu+$ps)/$wall))")% / $((pm / 1024))" "$(pct $((p1 - p0)))%"
 done
-echo "(cpu% = CPU time / wall time of the run, 100% = one core; rss = peak; machine: $(nproc) cores, others' builds may run alongside)"
+echo "(p50/p99: publish → row committed, ms, from each fix's publish time; recv: fleet receive → commit;"
+echo " cpu% = CPU time / wall time of the run, 100% = one core; rss = peak; machine: $(nproc) cores, others' builds may run alongside)"

@@ -230,6 +230,7 @@ public final class MQTTPublisher: @unchecked Sendable {
         inflight.removeAll()
         controlInflight.removeAll()
         ackedAhead.removeAll()
+        skippedAhead.removeAll()
         volatileQueue.removeAll()
         sendSeq = queue.ackedSeq + 1
         if stopDeadline.load(ordering: .sequentiallyConsistent) != 0 { failedSinceStop = true }
@@ -267,11 +268,18 @@ public final class MQTTPublisher: @unchecked Sendable {
         }
     }
 
-    private func acknowledged(_ seq: UInt64) {
+    private var skippedAhead = Set<UInt64>()
+
+    /// `seq` was acknowledged by the broker, or (`delivered` false) skipped: expired or missing from the spool.
+    private func acknowledged(_ seq: UInt64, delivered countIt: Bool = true) {
+        if !countIt { skippedAhead.insert(seq) }
         ackedAhead.insert(seq)
         var through = queue.ackedSeq
         var delivered = 0
-        while ackedAhead.remove(through + 1) != nil { through += 1; delivered += 1 }
+        while ackedAhead.remove(through + 1) != nil {
+            through += 1
+            if skippedAhead.remove(through) == nil { delivered += 1 }
+        }
         if through > queue.ackedSeq {
             queue.acknowledge(through: through)
             stats.withLock { $0.delivered += delivered }
@@ -287,10 +295,10 @@ public final class MQTTPublisher: @unchecked Sendable {
         volatileQueue.removeAll(keepingCapacity: true)
         let wall = clinux_realtime_ns()
         while inflight.count < configuration.windowSize && sendSeq < queue.nextSeq {
-            guard let r = queue.record(sendSeq) else { acknowledged(sendSeq); sendSeq += 1; continue }
+            guard let r = queue.record(sendSeq) else { acknowledged(sendSeq, delivered: false); sendSeq += 1; continue }
             if queue.isExpired(r, nowNanos: wall) {
                 queue.noteExpired()
-                acknowledged(sendSeq); sendSeq += 1
+                acknowledged(sendSeq, delivered: false); sendSeq += 1
                 continue
             }
             switch c.publish(topic: r.topic, payload: r.payload, qos: r.qos, retain: r.retain) {

@@ -91,6 +91,29 @@ struct MQTTPublishTests {
         #expect(log.contains("mqtt: recovered"))
     }
 
+    /// With no broker at all the fixes stay in the spool (exit 69); the next start sends them first, in order.
+    @Test func spoolSurvivesUntilTheNextStart() throws {
+        let dir = try TemporaryDirectory()
+        let port = try GPSDProcess.freePort()   // nothing listens here yet
+        let args = ["replay", "--no-heading", "--no-sky", "--mqtt", "mqtt://127.0.0.1:\(port)/lodestar", "--mqtt-device", "van6",
+                    "--mqtt-spool", dir.path("spool"), MQTTTest.drive]
+        let first = try Lodestar.run(args)
+        #expect(first.status == 69, "\(first.stderr)")
+        #expect(first.stderr.contains("300 kept in \(dir.path("spool"))"), "\(first.stderr)")
+        let broker = try MosquittoBroker(directory: dir, extra: ["listener \(port) 127.0.0.1"])
+        let sub = try MosquittoSubscriber(port: port, topic: "lodestar/van6/fix", directory: dir)
+        #expect(MQTTTest.waitSubscribed(sub, port: broker.port, topic: "lodestar/van6/fix"))
+        let second = try Lodestar.run(args)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stderr.contains("600 messages delivered"), "\(second.stderr)")
+        let fixes = MQTTTest.lines(second.stdout, class: "fix")
+        #expect(sub.wait(timeout: 10) { $0.filter { $0.payload != "probe" }.count >= 600 })
+        let got = sub.messages.filter { $0.payload != "probe" }.map(\.payload)
+        #expect(got.count == 600)
+        #expect(Array(got.prefix(300)) == fixes, "the spooled fixes come first, in order")
+        #expect(Array(got.suffix(300)) == fixes)
+    }
+
     /// A wrong password: one clear line, an `unavailable` status on stdout, records kept, exit 69; no crash, no loop.
     @Test func badPasswordIsReportedClearly() throws {
         let dir = try TemporaryDirectory()
