@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LodestarIO
 import LocationCore
 
 /// A three-axis channel type of the Linux IIO ABI that Lodestar reads

@@ -142,6 +142,10 @@ public final class Pipeline {
             processMotion(sample, event)
         case .orientation:
             break // a source's own orientation (Android) is a reference, not an input
+        case .status(var report):
+            // The event's UTC (clock pairing + monotonic stamp) is the report's time, live and replayed alike.
+            if let utc = event.utc { report.time = utc }
+            emit(.status(report))
         }
         if settings.flushEveryEvent { flush() }
     }

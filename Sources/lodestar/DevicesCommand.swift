@@ -39,7 +39,7 @@ struct Devices: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Also check this configured motion sensor (as for run).", valueName: "spec"))
     var imu: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("How long to listen to a configured serial receiver for NMEA.", valueName: "seconds"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("How long to listen to a configured serial receiver for NMEA.", valueName: "seconds"))
     var listen: Double = 2
 
     @Flag(name: .long, help: "One JSON object instead of a table.")

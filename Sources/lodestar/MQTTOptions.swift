@@ -1,5 +1,6 @@
 import ArgumentParser
 import CLinux
+import LocationCore
 import MQTT
 import Pipeline
 import Synchronization
@@ -98,14 +99,14 @@ struct MQTTOptions: ParsableArguments {
         var client = MQTTClientSettings(url: url, clientID: "lodestar-\(device)")
         if let f = mqttPasswordFile {
             do { client.password = try MQTTClientSettings.readPasswordFile(f) } catch {
-                fail(error.description, code: errno == ENOENT ? Exit.noInput : (errno == EACCES ? Exit.permission : Exit.noInput))
+                throw CommandFailure(error.description, code: errno == EACCES ? Exit.permission : Exit.noInput)
             }
             if url.username == nil { throw ValidationError("--mqtt-password-file needs a user in the URL (mqtt://USER@host/prefix)") }
         }
         for (flag, path) in [("--mqtt-ca", mqttCa), ("--mqtt-cert", mqttCert), ("--mqtt-key", mqttKey)] {
             guard let path else { continue }
             if !url.useTLS { throw ValidationError("\(flag) needs an mqtts:// URL") }
-            if access(path, R_OK) != 0 { fail("\(flag) \(path): \(String(cString: strerror(errno)))", code: errno == ENOENT ? Exit.noInput : Exit.permission) }
+            if access(path, R_OK) != 0 { throw CommandFailure("\(flag) \(path): \(String(cString: strerror(errno)))", code: errno == ENOENT ? Exit.noInput : Exit.permission) }
         }
         client.caFile = mqttCa; client.certFile = mqttCert; client.keyFile = mqttKey
         let topics = MQTTTopics(prefix: url.topicPrefix, device: device, format: mqttFormat ?? .lodestar)
@@ -118,7 +119,7 @@ struct MQTTOptions: ParsableArguments {
         if let h = mqttSpoolMaxAgeHours { config.spoolLimits.maxAgeSeconds = h * 3600 }
         let publisher: MQTTPublisher
         do { publisher = try MQTTPublisher(config) } catch {
-            fail("--mqtt-spool " + error.description, code: error.errorNumber == EACCES ? Exit.permission : Exit.cannotCreate)
+            throw CommandFailure("--mqtt-spool " + error.description, code: error.errorNumber == EACCES ? Exit.permission : Exit.cannotCreate)
         }
         publisher.onStatus = onStatus
         let output = MQTTOutput(publisher: publisher, topics: topics)
@@ -143,12 +144,14 @@ struct MQTTOptions: ParsableArguments {
 }
 
 /// A running MQTT publication: the pipeline's events go to `consume`; `finish` drains and reports.
-final class MQTTSession {
+final class MQTTSession: OutputEventConsumer {
     let output: MQTTOutput
     let drainSeconds: Double
     init(output: MQTTOutput, drainSeconds: Double) { self.output = output; self.drainSeconds = drainSeconds }
 
     func consume(_ e: OutputEvent) { output.consume(e) }
+    /// One replay session ends per file: the publisher keeps running until the command calls `finish(quiet:)`.
+    func finish() {}
 
     /// Stops publishing; one summary line on stderr (unless quiet). Returns false when records stayed undelivered.
     func finish(quiet: Bool) -> Bool {
@@ -207,6 +210,6 @@ struct Fleet: ParsableCommand {
         var argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) }
         argv.append(nil)
         execv(path, &argv)
-        fail("fleet: cannot run \(path): \(String(cString: strerror(errno))) (build it with `swift build --product lodestar-fleet`; make install installs it)", code: Exit.noInput)
+        throw CommandFailure("fleet: cannot run \(path): \(String(cString: strerror(errno))) (build it with `swift build --product lodestar-fleet`; make install installs it)", code: Exit.noInput)
     }
 }

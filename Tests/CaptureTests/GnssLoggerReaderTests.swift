@@ -61,6 +61,7 @@ private func sensorName(_ event: SensorEvent) -> String {
     case .orientation: return "orientation"
     case .fix: return "fix"
     case .nmea: return "nmea"
+    case .status: return "status"
     }
 }
 

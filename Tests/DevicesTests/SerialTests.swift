@@ -47,7 +47,7 @@ final class LiveRecorder: SourceSink {
     }
 }
 
-/// Runs a live source's blocking `run` on its own thread, as `LiveRunner` does.
+/// Runs a live source's blocking `run` on its own thread, as `LiveEventQueue` does.
 final class LiveSourceThread: Sendable {
     let source: any LiveSource
     private let finished = Atomic<Bool>(false)
@@ -126,7 +126,7 @@ struct SerialTests {
         #expect(sink.states == [.starting, .available])
         #expect(sink.statuses.allSatisfy { $0.source == "gps0" })
         #expect(source.state.available && source.state.authorization == .authorized)
-        #expect(source.captureAttributes == ["kind": "serial", "device": pty.slavePath, "baud": "9600"])
+        #expect(source.captureAttributes == ["kind": "nmea", "transport": "serial", "device": pty.slavePath, "baud": "9600"])
         let seconds = try #require(stopSeconds)
         // stop() must cut a poll or a backoff sleep (up to 5 s) short; designed for ~0.1 s, bounded at 1 s
         // because CI shares two cores with other tests (this checks the mechanism, not speed).
@@ -502,7 +502,7 @@ extension SerialTests {
         @Test func specsMakeTheirSources() throws {
             let serial = try DeviceSpec(parsing: "/dev/ttyUSB0@38400").makeSource(name: "gps1")
             #expect(serial.name == "gps1")
-            #expect(serial.captureAttributes == ["kind": "serial", "device": "/dev/ttyUSB0", "baud": "38400"])
+            #expect(serial.captureAttributes == ["kind": "nmea", "transport": "serial", "device": "/dev/ttyUSB0", "baud": "38400"])
             let gpsd = try DeviceSpec(parsing: "gpsd://127.0.0.1:3001/dev/ttyACM0").makeSource(gpsdMode: .json)
             #expect(gpsd.captureAttributes == ["kind": "gpsd", "host": "127.0.0.1", "port": "3001", "device": "/dev/ttyACM0", "mode": "json"])
         }

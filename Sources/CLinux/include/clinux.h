@@ -57,6 +57,9 @@ int clinux_spawn(const char *path, char *const argv[], int stdout_fd, int stderr
 /// Send sig to pid and reap it, waiting at most timeout_ms before SIGKILL. Returns the wait status or -errno.
 int clinux_kill_and_reap(pid_t pid, int sig, int timeout_ms);
 
+/// fflush(stdout): 0, or -errno (-EIO when an earlier buffered write had already failed).
+int clinux_flush_stdout(void);
+
 // ---- graceful stop ----
 /// Installs SIGINT/SIGTERM/SIGHUP handlers that only set a flag (async-signal-safe); SA_RESTART is not set,
 /// so blocking reads return EINTR and loops can check the flag.
