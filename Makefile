@@ -3,9 +3,13 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 CONFIG ?= release
-DEBIAN_PACKAGES := libgps-dev libi2c-dev libudev-dev pkg-config
+DEBIAN_PACKAGES := libgps-dev libi2c-dev libudev-dev pkg-config libmosquitto-dev
+# lodestar-fleet (the fleet side, docs/fleet.md) links libpq; the board's lodestar does not.
+FLEET_PACKAGES := libpq-dev
+# Real peers the MQTT/fleet tests start on loopback (docs/fleet.md).
+MQTT_TEST_PACKAGES := mosquitto mosquitto-clients postgresql postgresql-15-postgis-3 openssl
 # Test-only: gpsd stays off boards (Debian's gpsd takes u-blox receivers on hotplug; docs/deployment.md).
-TEST_PACKAGES := gpsd gpsd-clients systemd python3-gps chrony tmux socat
+TEST_PACKAGES := gpsd gpsd-clients systemd python3-gps chrony tmux socat $(FLEET_PACKAGES) $(MQTT_TEST_PACKAGES)
 # make hil: qemu, the guest's busybox/kmod/udev/i2c-tools (copied from this machine), initramfs tools.
 HIL_PACKAGES := qemu-system-x86 busybox-static cpio kmod udev i2c-tools python3
 BENCH_PACKAGES := libgeographiclib-dev time
@@ -14,7 +18,7 @@ DEMO_CAPTURE := captures/simulated-drive.lcap
 FUZZ_SECONDS ?= 600
 SOAK_SECONDS ?= 600
 
-.PHONY: all deps test-deps hil-deps build test hil demo bench eval fuzz install uninstall clean
+.PHONY: all deps test-deps hil-deps build test hil demo bench eval fuzz install uninstall clean fleet fleet-test-deps
 
 all: build
 
@@ -59,6 +63,15 @@ hil: hil-deps
 	$(SWIFT) build -c release --product lodestar --static-swift-stdlib
 	scripts/hil/hil.sh
 
+# Installs what the fleet build and the MQTT/PostgreSQL tests need (only what is missing).
+fleet-test-deps: deps
+	$(call apt_missing,$(FLEET_PACKAGES) $(MQTT_TEST_PACKAGES))
+
+# lodestar-fleet, installed beside lodestar (`lodestar fleet` runs it).
+fleet: deps
+	$(call apt_missing,$(FLEET_PACKAGES))
+	$(SWIFT) build -c $(CONFIG) --product lodestar-fleet --static-swift-stdlib
+
 demo: build
 	$(BIN) replay $(DEMO_CAPTURE)
 
@@ -73,6 +86,10 @@ bench: deps
 	$(SWIFT) build -c release --product LodestarEval
 	scripts/bench.sh
 	python3 scripts/soak.py .build/release/lodestar $(SOAK_SECONDS)
+	@$(MAKE) --no-print-directory fleet-test-deps
+	$(SWIFT) build -c release --product lodestar-fleet --static-swift-stdlib
+	$(SWIFT) build -c release --product FleetBench
+	scripts/fleet-bench.sh
 
 # Heading accuracy on the real recordings in ../shared/data/mag (BROAD trials, x-io Fusion), and its per-sample cost;
 # position smoothing raw vs smoothed on ../shared/data/gnss (GSDC Pixel 4, F9K, the walk with a real IMU).
@@ -90,6 +107,7 @@ install: build
 	  $(DESTDIR)$(PREFIX)/share/doc/lodestar $(DESTDIR)/etc/udev/rules.d $(DESTDIR)/etc/systemd/system \
 	  $(DESTDIR)/etc/lodestar $(DESTDIR)/usr/lib/sysusers.d $(DESTDIR)/usr/lib/tmpfiles.d
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/lodestar
+	if [ -x .build/$(CONFIG)/lodestar-fleet ]; then install -m 0755 .build/$(CONFIG)/lodestar-fleet $(DESTDIR)$(PREFIX)/bin/lodestar-fleet; fi
 	install -m 0644 docs/lodestar.1 $(DESTDIR)$(PREFIX)/share/man/man1/lodestar.1
 	install -m 0644 docs/*.md README.md $(DESTDIR)$(PREFIX)/share/doc/lodestar/
 	install -m 0644 udev/*.rules $(DESTDIR)/etc/udev/rules.d/

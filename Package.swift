@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "Lodestar", targets: ["LodestarKit", "LocationServices", "Geocoding", "Estimation", "LocationCore", "NMEA",
                                              "Capture", "Pipeline", "Devices", "Session", "Magnetics"]),
         .executable(name: "WhereAmI", targets: ["WhereAmI"]),
+        .executable(name: "lodestar-fleet", targets: ["LodestarFleet"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -22,6 +23,8 @@ let package = Package(
         .target(name: "CLinux", linkerSettings: [.linkedLibrary("i2c")]),
         .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // Pure core.
         .target(name: "LocationCore", swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
@@ -53,7 +56,7 @@ let package = Package(
         .executableTarget(
             name: "lodestar",
             dependencies: ["LocationCore", "NMEA", "Capture", "Pipeline", "Devices", "Session", "Magnetics", "LocationServices", "Geocoding",
-                           "NetworkOutput",
+                           "NetworkOutput", "MQTT",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         // libFuzzer entry point (built by `make fuzz`); without -DFUZZING it replays corpus files as a regression runner.
@@ -80,6 +83,14 @@ let package = Package(
         // Heading evaluation on the real recordings in ../shared/data/mag (`make eval`).
         .executableTarget(name: "LodestarEval", dependencies: ["Magnetics", "Capture", "LocationCore"], swiftSettings: strict),
 
+        // MQTT publishing with store-and-forward (libmosquitto), and `lodestar fleet` (MQTT → PostgreSQL/PostGIS over
+        // libpq; its own executable so the board's binary does not link libpq). docs/fleet.md.
+        .target(name: "MQTT", dependencies: ["CMosquitto", "CLinux", "LocationCore", "LocationServices", "Pipeline"], swiftSettings: strict),
+        .executableTarget(name: "LodestarFleet", dependencies: ["MQTT", "CPostgres", "CLinux", "LocationCore", "LocationServices", "Capture",
+                                                            "Pipeline", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                          swiftSettings: strict),
+        // Load generator for the fleet benchmark (scripts/fleet-bench.sh).
+        .executableTarget(name: "FleetBench", dependencies: ["MQTT", "CLinux", "LocationCore"], swiftSettings: strict),
         .target(name: "TestSupport", dependencies: ["LocationCore", "CLinux"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "LodestarIOTests", dependencies: ["LodestarIO", "Capture", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "LocationCoreTests", dependencies: ["LocationCore"], swiftSettings: strict),
@@ -98,6 +109,7 @@ let package = Package(
         .testTarget(name: "NetworkOutputTests", dependencies: ["NetworkOutput", "Pipeline", "Capture", "NMEA", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"], exclude: ["Expected"], swiftSettings: strict),
+        .testTarget(name: "FleetTests", dependencies: ["MQTT", "TestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -149,6 +149,7 @@ struct Run: ParsableCommand {
     @OptionGroup var smoothingOptions: SmoothingOptions
     @OptionGroup(title: "Location services") var serviceOptions: ServiceOptions
     @OptionGroup(title: "Network outputs") var serveOptions: ServeOptions
+    @OptionGroup(title: "MQTT (docs/fleet.md)") var mqttOptions: MQTTOptions
 
     @Option(name: .long, help: "With gpsd://: relay gpsd's raw NMEA (nmea, default; parsed by Lodestar) or take gpsd's own fixes (json; recorded as F records).")
     var gpsdMode: GPSDSource.Mode = .nmea
@@ -192,9 +193,14 @@ struct Run: ParsableCommand {
             }
             pps?.start()
         }
+        var mqttOptions = self.mqttOptions
+        try mqttOptions.merge(config: resolved.settings)
+        let mailbox = StatusMailbox(echo: false)   // the session's status echo prints them
+        let mqtt = try mqttOptions.start(filtersFixes: try serviceOptions.makeStage()?.filtersFixes ?? false) { mailbox.post($0) }
         let summary = try runLive(queue: queue, options: options, mounting: resolved.mounting, sinks: sinks,
-                                  consumers: try makeConsumers(options) + (network.map { [$0] } ?? []),
-                                  device: device)
+                                  consumers: try makeConsumers(options) + (network.map { [$0] } ?? []) + (mqtt.map { [$0] } ?? []),
+                                  device: device, statusMailbox: mqtt == nil ? nil : mailbox)
+        _ = mqtt?.finish(quiet: quiet)
         fifo?.close()
         pps?.stop()
         network?.shutdown(drainSeconds: 0.5)
@@ -222,7 +228,7 @@ struct Run: ParsableCommand {
 
     /// The live session (separate from `run()` so tests drive it with their own sources, sinks and consumers).
     func runLive(queue: LiveEventQueue, options: OutputOptions, mounting: String?, sinks: [any OutputSink],
-                 consumers: [any OutputEventConsumer], device: String? = nil,
+                 consumers: [any OutputEventConsumer], device: String? = nil, statusMailbox: StatusMailbox? = nil,
                  shouldStop: @escaping () -> Bool = { false }) throws -> SessionCounter {
         let today = queue.clock.date
         var settings = Pipeline.Settings()
@@ -242,6 +248,7 @@ struct Run: ParsableCommand {
         session.services = try serviceOptions.makeStage()
         let counter = SessionCounter(echoStatus: !quiet)
         session.consumers = [counter] + consumers
+        if let statusMailbox { session.inputObserver = { [unowned session] _ in statusMailbox.drain { session.pipeline?.emit(.status($0)) } } }
         if let record {
             do {
                 session.recorder = try CaptureRecorder(path: record, sourceHeader: queue.captureHeader(), configuration: configuration)

@@ -39,7 +39,8 @@ struct LiveOptions: ParsableArguments {
                 case "imu": imu.append(value)
                 case "mounting": mounting = value
                 case "output", "fifo", "serve", "serve-nmea", "nmea-udp", "chrony-sock": settings[key] = value
-                default: throw ValidationError("\(config): unknown key '\(key)' (known: gps, imu, mounting, output, fifo, serve, serve-nmea, nmea-udp, chrony-sock)")
+                case _ where MQTTOptions.configKeys.contains(key): settings[key] = value
+                default: throw ValidationError("\(config): unknown key '\(key)' (known: gps, imu, mounting, output, fifo, serve, serve-nmea, nmea-udp, chrony-sock, mqtt…)")
                 }
             }
         }

@@ -71,6 +71,8 @@ struct Replay: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("With --serve/--serve-nmea: keep serving this many seconds after the end of the capture (clients keep the last state).", valueName: "seconds"))
     var linger: Double = 0
 
+    @OptionGroup(title: "MQTT (docs/fleet.md)") var mqttOptions: MQTTOptions
+
     @Flag(name: .long, help: "Replay at recorded pace (same as --speed 1).")
     var realtime = false
 
@@ -161,6 +163,9 @@ struct Replay: ParsableCommand {
         configuration.referenceDate = referenceDate.flatMap(parseISODate)
         if headingOptions.calibration != nil { configuration.calibration = settings.calibration }
         configuration.mounting = headingOptions.sensorMounting
+        let mailbox = StatusMailbox(echo: !quiet)
+        let mqtt = try mqttOptions.start(filtersFixes: services?.filtersFixes ?? false) { mailbox.post($0) }
+        let consumers = consumers + (mqtt.map { [$0] } ?? [])
         for (file, reader) in readers {
             let session = SessionRunner(settings: settings, configuration: configuration, today: today,
                                         encoder: makeEncoder(outputOptions.output, device: Self.deviceName(files[0], format: format),
@@ -168,6 +173,7 @@ struct Replay: ParsableCommand {
             session.services = services
             session.speed = pace
             session.consumers = consumers
+            if mqtt != nil { session.inputObserver = { [unowned session] _ in mailbox.drain { session.pipeline?.emit(.status($0)) } } }
             do {
                 try session.run(.capture(reader), shouldStop: { clinux_stop_requested() != 0 || failedSink(sinks) != nil })
             } catch {
@@ -180,6 +186,7 @@ struct Replay: ParsableCommand {
             if clinux_stop_requested() != 0 || (session.pipeline?.allSinksBroken ?? false) || failedSink(sinks) != nil { break }
         }
         try serviceOptions.saveState(services)
+        let mqttComplete = mqtt?.finish(quiet: quiet) ?? true
         if let fifo {
             if !quiet && fifo.droppedLines > 0 {
                 printError("lodestar: FIFO \(fifo.path): \(fifo.droppedLines) lines dropped while no reader was attached or the pipe was full")
@@ -187,6 +194,7 @@ struct Replay: ParsableCommand {
             fifo.close()
         }
         if !quiet && readers.count > 1 { printError(totals.line(prefix: "lodestar: total")) }
+        if !mqttComplete && clinux_stop_requested() == 0 { throw ExitCode(Exit.unavailable) }
     }
 }
 
