@@ -1,4 +1,7 @@
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `--config FILE`: a file of `option = value` lines standing for command-line options (docs/deployment.md).
 ///
@@ -25,8 +28,12 @@ enum ConfigArguments {
             }
             guard let path else { continue }
             let entries: [(String, String)]
-            do { entries = try ConfigFile.read(path) } catch {
-                fail("lodestar: \(error)", code: 64)
+            do { entries = try ConfigFile.read(path) } catch let failure as CommandFailure {
+                printError(failure.description)  // a missing or unreadable file: its own exit code (66, 77, 74)
+                exit(failure.code)
+            } catch {
+                printError("lodestar: \(error)")
+                exit(64)
             }
             for (rawKey, value) in entries {
                 let key = rawKey.hasPrefix("--") ? String(rawKey.dropFirst(2)) : rawKey

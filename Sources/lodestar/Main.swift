@@ -13,7 +13,8 @@ extension Lodestar {
     static func main() {
         let command: any ParsableCommand
         do {
-            command = try parseAsRoot()
+            // `--config FILE` expands into the options it stands for (ConfigArguments.swift).
+            command = try parseAsRoot(ConfigArguments.expand(Array(CommandLine.arguments.dropFirst())))
         } catch {
             exitOneLine(error)
         }
