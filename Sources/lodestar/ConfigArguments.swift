@@ -1,4 +1,7 @@
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `--config FILE`: a file of `option = value` lines standing for command-line options (docs/deployment.md).
 ///
@@ -25,7 +28,9 @@ enum ConfigArguments {
             }
             guard let path else { continue }
             let entries: [(String, String)]
-            do { entries = try ConfigFile.read(path) } catch {
+            do { entries = try ConfigFile.read(path) } catch let failure as CommandFailure {
+                throw failure  // a missing or unreadable file: its own exit code (66, 77, 74)
+            } catch {
                 throw CommandFailure("\(error)", code: Exit.usage)
             }
             for (rawKey, value) in entries {

@@ -28,6 +28,7 @@ final class SimulatedBus: I2CBus, Sendable {
         case .io: .io(address: a)
         case .busy: .busy(address: a)
         case .timeout: .timeout(address: a)
+        case .unsupported: .unsupported(address: a)
         }
     }
 }
