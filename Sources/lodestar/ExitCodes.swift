@@ -10,7 +10,8 @@ enum Exit {
     static let usage: Int32 = 64
     static let dataError: Int32 = 65
     static let noInput: Int32 = 66
-    /// A server's port is taken (e.g. by gpsd) or cannot be bound.
+    /// EX_UNAVAILABLE: a server's port is taken (e.g. by gpsd) or cannot be bound; the MQTT broker did not take
+    /// everything (records kept in the spool).
     static let unavailable: Int32 = 69
     static let cannotCreate: Int32 = 73
     static let ioError: Int32 = 74

@@ -188,10 +188,6 @@ final class StatusMailbox: Sendable {
     }
 }
 
-extension Exit {
-    /// EX_UNAVAILABLE: the broker did not take everything (records kept in the spool).
-    static let unavailable: Int32 = 69
-}
 
 /// `lodestar fleet …` runs `lodestar-fleet` from the same directory (so the board's binary never links libpq).
 struct Fleet: ParsableCommand {
