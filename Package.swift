@@ -36,7 +36,7 @@ let package = Package(
 
         .executableTarget(
             name: "lodestar",
-            dependencies: ["LocationCore", "NMEA", "Capture", "Pipeline", "Devices", "Magnetics", "LocationServices", "Geocoding",
+            dependencies: ["LocationCore", "NMEA", "Capture", "Pipeline", "Devices", "Magnetics", "LocationServices", "Geocoding", "Maps",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         // libFuzzer entry point (built by `make fuzz`); without -DFUZZING it replays corpus files as a regression runner.
@@ -57,6 +57,8 @@ let package = Package(
         // The Core Location-style Swift API (LocationManager, Geocoder) over the pipeline and live sources.
         .target(name: "LodestarKit", dependencies: ["LocationCore", "Capture", "Pipeline", "Devices", "Magnetics",
                                                     "Estimation", "LocationServices", "Geocoding"], swiftSettings: strict),
+        // Maps (SVG/HTML), exports (GPX, GeoJSON, KML, CSV) and the live page's content, from the pipeline's output events.
+        .target(name: "Maps", dependencies: ["LocationCore", "LocationServices", "Magnetics", "Pipeline", "Geocoding"], swiftSettings: strict),
         .executableTarget(name: "WhereAmI", dependencies: ["LodestarKit"], swiftSettings: strict),
         .executableTarget(name: "SmoothingEval", dependencies: ["Estimation", "Capture", "Pipeline", "NMEA", "LocationCore"],
                           swiftSettings: strict),
@@ -74,6 +76,7 @@ let package = Package(
         .testTarget(name: "LocationServicesTests", dependencies: ["LocationServices", "Pipeline", "Capture", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "LodestarKitTests", dependencies: ["LodestarKit", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MapsTests", dependencies: ["Maps", "Geocoding", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"], exclude: ["Expected"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
