@@ -61,6 +61,10 @@ extension MapRenderer {
         else if (ev.key === '0') { k = 1; tx = 0; ty = 0; apply(); }
       });
       window.lodestarMap = { zoomAt: zoomAt, state: function () { return { k: k, tx: tx, ty: ty }; } };
+      // '#zoom=F' opens the page zoomed by F about the centre (links, tests).
+      var m = /zoom=([0-9.]+)/.exec(location.hash);
+      if (m) zoomAt([W / 2, H / 2], parseFloat(m[1]));
+      svg.setAttribute('data-ready', 'true');
     })();
 
     """
