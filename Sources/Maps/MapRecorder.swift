@@ -15,6 +15,12 @@ public struct MapRecorder {
 
     public init(countsHeadings: Bool = true) { self.countsHeadings = countsHeadings }
 
+    /// Forgets the heading state of the previous run (call before replaying the input again for another role).
+    public mutating func beginRun() {
+        lastHeading = nil
+        pendingInterference = false
+    }
+
     public mutating func record(_ event: OutputEvent, as role: Role) {
         switch event {
         case .fix(let l):

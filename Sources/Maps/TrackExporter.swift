@@ -66,7 +66,7 @@ public enum TrackExporter {
                 if p.speedMetersPerSecond != nil || p.courseDegrees != nil {
                     ext += "<gpxtpx:TrackPointExtension>"
                     if let v = p.speedMetersPerSecond { ext += "<gpxtpx:speed>\(fmt(v, 3))</gpxtpx:speed>" }
-                    if let c = p.courseDegrees { ext += "<gpxtpx:course>\(fmt(c, 2))</gpxtpx:course>" }
+                    if let c = p.courseDegrees { ext += "<gpxtpx:course>\(fmt(c, 3))</gpxtpx:course>" }
                     ext += "</gpxtpx:TrackPointExtension>"
                 }
                 if let a = p.horizontalAccuracyMeters { ext += "<lodestar:horizontalAccuracyMeters>\(fmt(a, 3))</lodestar:horizontalAccuracyMeters>" }
@@ -115,7 +115,7 @@ public enum TrackExporter {
                 if let v = p.altitudeMSLMeters { props.append("\"altitudeMSLMeters\":\(fmt(v, 3))") }
                 if let v = p.horizontalAccuracyMeters { props.append("\"horizontalAccuracyMeters\":\(fmt(v, 3))") }
                 if let v = p.speedMetersPerSecond { props.append("\"speedMetersPerSecond\":\(fmt(v, 3))") }
-                if let v = p.courseDegrees { props.append("\"courseDegrees\":\(fmt(v, 2))") }
+                if let v = p.courseDegrees { props.append("\"courseDegrees\":\(fmt(v, 3))") }
                 if let v = p.hdop { props.append("\"hdop\":\(fmt(v, 2))") }
                 if let v = p.satellitesUsed { props.append("\"satellitesUsed\":\(v)") }
                 if let v = p.headingDegrees { props.append("\"headingDegrees\":\(fmt(v, 2))") }
@@ -196,7 +196,7 @@ public enum TrackExporter {
             for p in t.points {
                 s += [t.name, p.time.map(time) ?? "", fmt(p.latitudeDegrees, 9), fmt(p.longitudeDegrees, 9),
                       o(p.altitudeMSLMeters, 3), o(p.horizontalAccuracyMeters, 3), o(p.speedMetersPerSecond, 3),
-                      o(p.courseDegrees, 2), o(p.hdop, 2), p.satellitesUsed.map(String.init) ?? "",
+                      o(p.courseDegrees, 3), o(p.hdop, 2), p.satellitesUsed.map(String.init) ?? "",
                       o(p.headingDegrees, 2), o(p.headingAccuracyDegrees, 2),
                       p.isDeadReckoned ? "1" : "0", p.interference ? "1" : "0"].joined(separator: ",") + "\n"
             }

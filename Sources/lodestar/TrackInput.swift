@@ -111,6 +111,7 @@ struct TrackLoader {
         var pipeline: Pipeline?
         let role: MapRecorder.Role = smoothing ? .smoothed : .raw
         recorder.countsHeadings = smoothing
+        recorder.beginRun()
         var events: [OutputEvent] = []
         do {
             while let event = try reader.next() {
