@@ -137,3 +137,37 @@ struct MapCLITests {
         #expect(a.stdout.contains("\"class\":\"region\""))
     }
 }
+
+@Suite("lodestar calibrate --plot")
+struct CalibrationPlotCLITests {
+    /// The planar fit of the shipped drive: one panel in the plane, every kept sample drawn raw and calibrated, the
+    /// calibrated ones on the circle of radius F around the panel's centre (the plot's own geometry, checked here).
+    @Test func planarCalibrationPlot() throws {
+        let dir = try TemporaryDirectory()
+        let svg = dir.path("cal.svg")
+        let r = try Lodestar.run(["calibrate", "--from", "captures/simulated-drive.lcap", "--output", dir.path("m.cal"), "--plot", svg])
+        #expect(r.status == 0, "\(r.stderr)")
+        if MapCLITests.haveXmllint { #expect(try MapCLITests.run("/usr/bin/xmllint", ["--noout", svg]).status == 0) }
+        let text = try String(contentsOfFile: svg, encoding: .utf8)
+        #expect(text.contains("data-method=\"circle\"") && text.contains("id=\"plane\"") && text.contains("id=\"coverage\""))
+        #expect(text.contains("hard iron: (11.93, -8.04, 0.00) µT"))
+        func dots(_ cls: String) -> [(Double, Double)] {
+            guard let g = text.range(of: "<g class=\"\(cls)\""), let end = text[g.upperBound...].range(of: "</g>") else { return [] }
+            return text[g.upperBound..<end.lowerBound].components(separatedBy: "<circle cx=\"").dropFirst().compactMap { c in
+                let parts = c.components(separatedBy: "\"")
+                guard parts.count > 2, let x = Double(parts[0]), let y = Double(parts[2]) else { return nil }
+                return (x, y)
+            }
+        }
+        let raw = dots("raw"), calibrated = dots("calibrated")
+        #expect(raw.count == 375 && calibrated.count == 375)
+        // Panel centre (x 20 + 260, y 50 + 260 + 10); the calibrated samples sit on one circle around it.
+        let radii = calibrated.map { (($0.0 - 280) * ($0.0 - 280) + ($0.1 - 320) * ($0.1 - 320)).squareRoot() }.sorted()
+        let median = radii[radii.count / 2]
+        #expect(median > 100)
+        #expect(radii[radii.count / 10] > 0.93 * median && radii[radii.count * 9 / 10] < 1.07 * median)
+        // The raw samples do not (hard iron of 14 µT against a 23 µT field).
+        let rawRadii = raw.map { (($0.0 - 280) * ($0.0 - 280) + ($0.1 - 320) * ($0.1 - 320)).squareRoot() }.sorted()
+        #expect(rawRadii[rawRadii.count * 9 / 10] - rawRadii[rawRadii.count / 10] > 0.5 * median)
+    }
+}
