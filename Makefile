@@ -5,11 +5,14 @@ SWIFT ?= swift
 CONFIG ?= release
 DEBIAN_PACKAGES := libgps-dev libi2c-dev libudev-dev pkg-config gpsd gpsd-clients
 BENCH_PACKAGES := libgeographiclib-dev time
+# Test dependencies of the maps, exports and live page (docs/maps.md): a real browser, the GPX schema check, GPX and
+# GIS readers.
+MAP_TEST_PACKAGES := chromium libxml2-utils gpsbabel gdal-bin
 BIN := .build/$(CONFIG)/lodestar
 DEMO_CAPTURE := captures/simulated-drive.lcap
 FUZZ_SECONDS ?= 600
 
-.PHONY: all deps build test demo bench eval fuzz install uninstall clean
+.PHONY: all deps build test demo bench eval fuzz install uninstall clean map-test-deps map-picture
 
 all: build
 
@@ -29,8 +32,19 @@ deps:
 build: deps
 	$(SWIFT) build -c $(CONFIG) --product lodestar --static-swift-stdlib
 
-test: deps
+test: deps map-test-deps
 	$(SWIFT) test --disable-xctest
+
+map-test-deps:
+	@missing=""; for p in $(MAP_TEST_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; fi
+
+# The README's picture: `lodestar map` of the shipped capture, screenshot by headless Chromium.
+map-picture: build map-test-deps
+	scripts/map-picture.sh $(BIN)
 
 demo: build
 	$(BIN) replay $(DEMO_CAPTURE)

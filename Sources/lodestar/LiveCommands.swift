@@ -133,6 +133,7 @@ struct Run: ParsableCommand {
             options.output = format
         }
         let (sinks, fifo) = makeSinks(options)
+        let live = LiveHTTP.start(options.http)
         var settings = Pipeline.Settings()
         settings.emitSky = !options.noSky
         settings.passthrough = options.passthrough
@@ -148,7 +149,7 @@ struct Run: ParsableCommand {
         pipeline.services = serviceOptions.makeStage()
         let counter = SessionCounter()
         let echo = !quiet
-        pipeline.observer = { counter.observe($0, echoStatus: echo) }
+        pipeline.observer = { counter.observe($0, echoStatus: echo); live?.hub.observe($0) }
         var recorder: CaptureWriter?
         if let record {
             do {
@@ -162,6 +163,7 @@ struct Run: ParsableCommand {
         do { try runner.run() } catch { fail(error.description, code: Exit.ioError) }
         serviceOptions.saveState(pipeline.services)
         fifo?.close()
+        live?.server.stop()
         if !quiet {
             var line = "lodestar: run: \(counter.fixes) fixes"
             if let fifo, fifo.droppedLines > 0 { line += ", \(fifo.droppedLines) FIFO lines dropped (no reader or pipe full)" }

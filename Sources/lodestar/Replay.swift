@@ -28,6 +28,9 @@ struct OutputOptions: ParsableArguments {
     @Flag(name: .long, help: "Pass proprietary ($P…) and unsupported sentences through (as `nmea` events in JSON, verbatim in NMEA output).")
     var passthrough = false
 
+    @Option(name: .long, help: ArgumentHelp("Serve a live page (position, accuracy, heading cone, track, satellites, availability; read-only, WebSocket) on [ADDR:]PORT, bound to 127.0.0.1 unless ADDR is given. After a replay the page stays until interrupted.", valueName: "addr:port"))
+    var http: String?
+
     func validate() throws {
         if fifoOnly && fifo == nil { throw ValidationError("--fifo-only needs --fifo PATH") }
     }
@@ -82,12 +85,14 @@ struct Replay: ParsableCommand {
         if let s = speed, !(s > 0 && s.isFinite) { throw ValidationError("--speed must be a positive number") }
         if realtime && speed != nil { throw ValidationError("use either --realtime or --speed, not both") }
         if let d = referenceDate, parseISODate(d) == nil { throw ValidationError("--reference-date must be YYYY-MM-DD, got '\(d)'") }
+        if let h = outputOptions.http, LiveHTTP.parse(h) == nil { throw ValidationError("--http must be PORT or ADDR:PORT, got '\(h)'") }
     }
 
     func run() throws {
         clinux_install_stop_handlers()
         clinux_ignore_sigpipe()
         let (sinks, fifo) = makeSinks(outputOptions)
+        let live = LiveHTTP.start(outputOptions.http)
         // Open every file first so a bad argument fails before any output.
         var readers: [(String, any CaptureReader)] = []
         let pace = realtime ? 1.0 : speed
@@ -120,6 +125,7 @@ struct Replay: ParsableCommand {
                         settings.referenceDate = reader.header.referenceDate ?? referenceDate.flatMap(parseISODate) ?? today
                         pipeline = Pipeline(settings: settings, encoder: encoder, sinks: sinks)
                         pipeline?.services = services
+                        if let hub = live?.hub { pipeline?.observer = { hub.observe($0) } }
                     }
                     guard let p = pipeline else { break }
                     pacer.wait(for: event, lastFixTime: p.lastFixTime)
@@ -144,6 +150,7 @@ struct Replay: ParsableCommand {
             fifo.close()
         }
         if !quiet && readers.count > 1 { printError(totals.line(prefix: "lodestar: total")) }
+        LiveHTTP.lingerUntilStopped(live, quiet: quiet)
         let sig = clinux_stop_requested()
         if sig != 0 { throw ExitCode(128 + sig) }
     }
