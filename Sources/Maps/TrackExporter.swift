@@ -57,7 +57,7 @@ public enum TrackExporter {
         for t in tracks {
             s += "<trk><name>\(t.name)</name><trkseg>\n"
             for p in t.points {
-                s += "<trkpt lat=\"\(fmt(p.latitudeDegrees, 9))\" lon=\"\(fmt(p.longitudeDegrees, 9))\">"
+                s += "<trkpt lat=\"\(fmt(p.latitudeDegrees, 9))\" lon=\"\(fmt(gpxLongitude(p.longitudeDegrees), 9))\">"
                 if let e = p.altitudeMSLMeters { s += "<ele>\(fmt(e, 3))</ele>" }
                 if let t = p.time { s += "<time>\(time(t))</time>" }
                 if let n = p.satellitesUsed, n >= 0 { s += "<sat>\(n)</sat>" }
@@ -80,6 +80,13 @@ public enum TrackExporter {
             s += "</trkseg></trk>\n"
         }
         return s + "</gpx>\n"
+    }
+
+    /// GPX longitudes lie in [−180, 180).
+    static func gpxLongitude(_ lon: Double) -> Double {
+        var l = lon.truncatingRemainder(dividingBy: 360)
+        if l >= 180 { l -= 360 } else if l < -180 { l += 360 }
+        return l
     }
 
     static func visitText(_ v: MapVisit) -> String {
