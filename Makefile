@@ -3,7 +3,11 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 CONFIG ?= release
-DEBIAN_PACKAGES := libgps-dev libi2c-dev libudev-dev pkg-config gpsd gpsd-clients
+DEBIAN_PACKAGES := libgps-dev libi2c-dev libudev-dev pkg-config
+# Test-only: gpsd stays off boards (Debian's gpsd takes u-blox receivers on hotplug; docs/deployment.md).
+TEST_PACKAGES := gpsd gpsd-clients systemd
+# make hil: qemu, the guest's busybox/kmod/udev/i2c-tools (copied from this machine), initramfs tools.
+HIL_PACKAGES := qemu-system-x86 busybox-static cpio kmod udev i2c-tools python3
 BENCH_PACKAGES := libgeographiclib-dev time
 # Test dependencies of the maps, exports and live page (docs/maps.md): a real browser, the GPX schema check, GPX and
 # GIS readers.
@@ -12,7 +16,7 @@ BIN := .build/$(CONFIG)/lodestar
 DEMO_CAPTURE := captures/simulated-drive.lcap
 FUZZ_SECONDS ?= 600
 
-.PHONY: all deps build test demo bench eval fuzz install uninstall clean map-test-deps map-picture
+.PHONY: all deps test-deps hil-deps build test hil demo bench eval fuzz install uninstall clean map-test-deps map-picture
 
 all: build
 
@@ -27,13 +31,35 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 
+# Installs the missing packages of $(1) (a no-op when all are present).
+define apt_missing
+	@missing=""; for p in $(1); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then echo "Installing:$$missing"; SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; fi
+endef
+
+test-deps: deps
+	$(call apt_missing,$(TEST_PACKAGES))
+
+hil-deps: deps
+	$(call apt_missing,$(HIL_PACKAGES))
+
 # The release binary links the Swift runtime statically: nothing but Debian's C libraries is needed on a board,
 # and start-up touches fewer pages (lower RSS).
 build: deps
 	$(SWIFT) build -c $(CONFIG) --product lodestar --static-swift-stdlib
 
-test: deps map-test-deps
+test: test-deps map-test-deps
 	$(SWIFT) test --disable-xctest
+	$(SWIFT) build --product LodestarFuzz && .build/debug/LodestarFuzz Tests/Fuzz/corpus/*
+
+# Hardware-in-the-loop: Debian's kernel under qemu with i2c-stub, IIO drivers, a USB serial gadget and udevd
+# (scripts/hil/hil.sh; docs/devices.md "Verified against a real kernel"). Downloads only Debian's kernel package.
+hil: hil-deps
+	$(SWIFT) build -c release --product lodestar --static-swift-stdlib
+	scripts/hil/hil.sh
 
 map-test-deps:
 	@missing=""; for p in $(MAP_TEST_PACKAGES); do \
@@ -73,16 +99,28 @@ fuzz: deps
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-	  $(DESTDIR)$(PREFIX)/share/doc/lodestar $(DESTDIR)/etc/udev/rules.d
+	  $(DESTDIR)$(PREFIX)/share/doc/lodestar $(DESTDIR)/etc/udev/rules.d $(DESTDIR)/etc/systemd/system \
+	  $(DESTDIR)/etc/lodestar $(DESTDIR)/usr/lib/sysusers.d $(DESTDIR)/usr/lib/tmpfiles.d
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/lodestar
 	install -m 0644 docs/lodestar.1 $(DESTDIR)$(PREFIX)/share/man/man1/lodestar.1
 	install -m 0644 docs/*.md README.md $(DESTDIR)$(PREFIX)/share/doc/lodestar/
 	install -m 0644 udev/*.rules $(DESTDIR)/etc/udev/rules.d/
+	sed 's|/usr/local/bin/lodestar|$(PREFIX)/bin/lodestar|; s|/usr/local/share/doc|$(PREFIX)/share/doc|' \
+	  systemd/lodestar.service > $(DESTDIR)/etc/systemd/system/lodestar.service
+	[ -e $(DESTDIR)/etc/lodestar/lodestar.conf ] || install -m 0644 systemd/lodestar.conf $(DESTDIR)/etc/lodestar/lodestar.conf
+	install -m 0644 systemd/sysusers.conf $(DESTDIR)/usr/lib/sysusers.d/lodestar.conf
+	install -m 0644 systemd/tmpfiles.conf $(DESTDIR)/usr/lib/tmpfiles.d/lodestar.conf
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
+	  systemd-sysusers lodestar.conf && systemd-tmpfiles --create lodestar.conf && \
+	  udevadm control --reload && systemctl daemon-reload && \
+	  echo "Installed. Edit /etc/lodestar/lodestar.conf, then: sudo systemctl enable --now lodestar"; fi
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/lodestar $(DESTDIR)$(PREFIX)/share/man/man1/lodestar.1
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/lodestar
-	rm -f $(DESTDIR)/etc/udev/rules.d/60-lodestar.rules
+	rm -f $(DESTDIR)/etc/udev/rules.d/60-lodestar.rules $(DESTDIR)/etc/systemd/system/lodestar.service \
+	  $(DESTDIR)/usr/lib/sysusers.d/lodestar.conf $(DESTDIR)/usr/lib/tmpfiles.d/lodestar.conf
+	@echo "Kept /etc/lodestar/lodestar.conf and the lodestar user."
 
 clean:
-	rm -rf .build .build-fuzz
+	rm -rf .build .build-fuzz .build-hil

@@ -9,7 +9,7 @@ let package = Package(
     products: [
         .executable(name: "lodestar", targets: ["lodestar"]),
         .library(name: "Lodestar", targets: ["LodestarKit", "LocationServices", "Geocoding", "Estimation", "LocationCore", "NMEA",
-                                             "Capture", "Pipeline", "Devices", "Magnetics"]),
+                                             "Capture", "Pipeline", "Devices", "Session", "Magnetics"]),
         .executable(name: "WhereAmI", targets: ["WhereAmI"]),
     ],
     dependencies: [
@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // C side: termios/termios2, pty, i2c-dev ioctls + SMBus (libi2c), FIFO helpers, spawn with clean signal mask.
@@ -27,19 +28,26 @@ let package = Package(
         // Pure core.
         .target(name: "LocationCore", swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
         .target(name: "NMEA", dependencies: ["LocationCore"], swiftSettings: strict),
-        .target(name: "Capture", dependencies: ["LocationCore", "NMEA"], swiftSettings: strict),
-        .target(name: "Pipeline", dependencies: ["LocationCore", "NMEA", "Capture", "Magnetics", "Estimation", "LocationServices"], swiftSettings: strict),
+        // The one syscall layer (EINTR, errno → SystemError, fault-injection hook) and the output sinks.
+        .target(name: "LodestarIO", dependencies: ["CLinux", .product(name: "SystemPackage", package: "swift-system")],
+                swiftSettings: strict),
+        .target(name: "Capture", dependencies: ["LocationCore", "NMEA", "LodestarIO", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: strict),
+        .target(name: "Pipeline", dependencies: ["LocationCore", "NMEA", "Capture", "Magnetics", "Estimation", "LocationServices", "LodestarIO"], swiftSettings: strict),
         // Data files embedded at compile time (WMM coefficients); a C target so no Foundation Bundle is needed.
         .target(name: "LodestarData", exclude: ["WMM.COF"]),
         .target(name: "Magnetics", dependencies: ["LocationCore", "LodestarData"], swiftSettings: strict),
 
         // The only Swift module over C and hardware.
-        .target(name: "Devices", dependencies: ["CLinux", "CGPS", "CUdev", "LocationCore", "NMEA", "Capture", "Pipeline"],
+        // NMEA: the autobaud probe frames sentences; LodestarIO: the one syscall layer.
+        .target(name: "Devices", dependencies: ["CLinux", "CGPS", "CUdev", "LocationCore", "NMEA", "LodestarIO"],
                 swiftSettings: strict),
+        // The one session runner for replay, run, record and LodestarKit: event source → pipeline → sinks/consumers.
+        .target(name: "Session", dependencies: ["LocationCore", "NMEA", "Capture", "Pipeline", "Magnetics", "Devices",
+                                                "LocationServices"], swiftSettings: strict),
 
         .executableTarget(
             name: "lodestar",
-            dependencies: ["LocationCore", "NMEA", "Capture", "Pipeline", "Devices", "Magnetics", "LocationServices", "Geocoding", "Maps", "LivePage",
+            dependencies: ["LocationCore", "NMEA", "Capture", "Pipeline", "Devices", "Session", "Magnetics", "LocationServices", "Geocoding", "Maps", "LivePage",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         // libFuzzer entry point (built by `make fuzz`); without -DFUZZING it replays corpus files as a regression runner.
@@ -58,7 +66,7 @@ let package = Package(
         // Geocoding quality report on GeoNames places outside the index (`make eval`, scripts/geodata/evalset.py).
         .executableTarget(name: "GeocodingEval", dependencies: ["Geocoding"], swiftSettings: strict),
         // The Core Location-style Swift API (LocationManager, Geocoder) over the pipeline and live sources.
-        .target(name: "LodestarKit", dependencies: ["LocationCore", "Capture", "Pipeline", "Devices", "Magnetics",
+        .target(name: "LodestarKit", dependencies: ["LocationCore", "Capture", "Pipeline", "Devices", "Session", "Magnetics",
                                                     "Estimation", "LocationServices", "Geocoding"], swiftSettings: strict),
         // Maps (SVG/HTML), exports (GPX, GeoJSON, KML, CSV) and the live page's content, from the pipeline's output events.
         .target(name: "Maps", dependencies: ["LocationCore", "LocationServices", "Magnetics", "Pipeline", "Geocoding"], swiftSettings: strict),
@@ -74,11 +82,15 @@ let package = Package(
         .executableTarget(name: "LodestarEval", dependencies: ["Magnetics", "Capture", "LocationCore"], swiftSettings: strict),
 
         .target(name: "TestSupport", dependencies: ["LocationCore", "CLinux"], path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "LodestarIOTests", dependencies: ["LodestarIO", "Capture", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "LocationCoreTests", dependencies: ["LocationCore"], swiftSettings: strict),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Capture", "Magnetics", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DevicesTests", dependencies: ["Devices", "Pipeline", "NMEA", "CGPS", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SessionTests", dependencies: ["Session", "Devices", "Capture", "Pipeline", "Magnetics", "NMEA", "CLinux",
+                                                        "lodestar", "TestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "EstimationTests", dependencies: ["Estimation", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MagneticsTests", dependencies: ["Magnetics", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "LocationServicesTests", dependencies: ["LocationServices", "Pipeline", "Capture", "TestSupport"], swiftSettings: strict),

@@ -58,3 +58,25 @@ int clinux_smbus_write_byte(int fd, uint16_t address, uint8_t reg, uint8_t value
     if (r < 0) return r;
     return i2c_smbus_write_byte_data(fd, reg, value) < 0 ? -errno : 0;
 }
+
+int clinux_i2c_funcs(int fd, uint32_t *out) {
+    unsigned long funcs = 0;
+    if (ioctl(fd, I2C_FUNCS, &funcs) < 0) return -errno;
+    *out = (uint32_t)funcs;
+    return 0;
+}
+
+int clinux_smbus_read_i2c_block(int fd, uint16_t address, uint8_t reg, uint8_t *out, uint8_t len) {
+    if (len > I2C_SMBUS_BLOCK_MAX) return -EMSGSIZE;
+    int r = select_slave(fd, address);
+    if (r < 0) return r;
+    __s32 n = i2c_smbus_read_i2c_block_data(fd, reg, len, out);
+    return n < 0 ? -errno : (int)n;
+}
+
+int clinux_smbus_write_i2c_block(int fd, uint16_t address, uint8_t reg, const uint8_t *data, uint8_t len) {
+    if (len > I2C_SMBUS_BLOCK_MAX) return -EMSGSIZE;
+    int r = select_slave(fd, address);
+    if (r < 0) return r;
+    return i2c_smbus_write_i2c_block_data(fd, reg, len, data) < 0 ? -errno : 0;
+}

@@ -1,3 +1,4 @@
+#include <stdio.h>
 #define _GNU_SOURCE
 #include "clinux.h"
 #include <errno.h>
@@ -96,4 +97,12 @@ int clinux_sleep_ns(int64_t ns) {
         if (r != EINTR) return -r;
     }
     return -EINTR;
+}
+
+// Flushes stdio's stdout: 0, or -errno of the failed flush (-EIO when an earlier buffered write had failed).
+int clinux_flush_stdout(void) {
+    errno = 0;
+    if (fflush(stdout) != 0) return -(errno ? errno : EIO);
+    if (ferror(stdout)) return -EIO;
+    return 0;
 }

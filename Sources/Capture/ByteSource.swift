@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import LodestarIO
 
 /// Errors a capture reader reports. Each maps to a distinct CLI exit code (see docs/cli.md).
 public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -10,6 +11,10 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
     case permissionDenied(path: String)
     case isDirectory(path: String)
     case readFailed(path: String, errno: Int32)
+    /// Writing a capture (or other output file) failed; the file ends on a whole record.
+    case writeFailed(path: String, errno: Int32)
+    /// The output file could not be created (missing directory, permissions, read-only file system).
+    case createFailed(path: String, errno: Int32)
     case unrecognizedFormat(path: String, reason: String)
     case unsupportedVersion(path: String, version: String)
 
@@ -18,57 +23,115 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
         case .fileNotFound(let p): "\(p): no such file"
         case .permissionDenied(let p): "\(p): permission denied"
         case .isDirectory(let p): "\(p): is a directory, not a capture file"
-        case .readFailed(let p, let e): "\(p): read failed (\(String(cString: strerror(e))))"
+        case .readFailed(let p, let e): "\(p): read failed (\(SystemError.reason(e)))"
+        case .writeFailed(let p, let e): "\(p): write failed (\(SystemError.reason(e)))"
+        case .createFailed(let p, let e): "\(p): cannot create (\(SystemError.reason(e)))"
         case .unrecognizedFormat(let p, let r): "\(p): unrecognized capture format (\(r))"
         case .unsupportedVersion(let p, let v): "\(p): unsupported Lodestar capture version \(v)"
         }
     }
 }
 
-/// A file (or standard input) read in large blocks, with bounded memory whatever its size.
+/// A file, standard input or a byte array, read in large blocks, with bounded memory whatever its size.
+///
+/// Reads go through the syscall layer (`Syscall.read`: EINTR retried, fault-injection hook). `peek` lets format
+/// detection look at the first bytes and hand them back on the next `read()`, so a pipe, `-`/stdin or a named pipe
+/// gives exactly what the same file gives.
 public final class ByteSource {
     public let path: String
     private let fd: Int32
     private let ownsFD: Bool
     private let block: UnsafeMutablePointer<UInt8>
+    private let memory: [UInt8]?
+    private var memoryOffset = 0
+    /// Bytes of `block` already read by `peek` and not yet returned by `read`.
+    private var peeked = 0
+    private var sawEOF = false
     public static let blockSize = 1 << 16
 
     /// Opens `path` for reading; "-" is standard input.
     public init(path: String) throws(CaptureError) {
         self.path = path
+        memory = nil
         if path == "-" {
             fd = 0
             ownsFD = false
         } else {
-            var st = stat()
-            if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR { throw .isDirectory(path: path) }
-            let opened = open(path, O_RDONLY | O_CLOEXEC)
-            if opened < 0 {
-                switch errno {
+            if Syscall.fileType(path) == S_IFDIR { throw .isDirectory(path: path) }
+            do {
+                fd = try Syscall.open(path, flags: O_RDONLY)
+            } catch {
+                switch error.rawValue {
                 case ENOENT: throw .fileNotFound(path: path)
                 case EACCES, EPERM: throw .permissionDenied(path: path)
-                default: throw .readFailed(path: path, errno: errno)
+                default: throw .readFailed(path: path, errno: error.rawValue)
                 }
             }
-            fd = opened
             ownsFD = true
         }
         block = .allocate(capacity: Self.blockSize)
     }
 
+    /// Reads from memory (tests, fuzzing); `name` is used in messages.
+    public init(bytes: [UInt8], name: String = "(memory)") {
+        path = name
+        memory = bytes
+        fd = -1
+        ownsFD = false
+        block = .allocate(capacity: Self.blockSize)
+    }
+
     deinit {
-        if ownsFD { close(fd) }
+        if ownsFD { Syscall.close(fd) }
         block.deallocate()
+    }
+
+    private func rawRead(into p: UnsafeMutablePointer<UInt8>, count: Int) throws(CaptureError) -> Int {
+        if let memory {
+            let n = min(count, memory.count - memoryOffset)
+            memory.withUnsafeBufferPointer { m in
+                if n > 0, let b = m.baseAddress { p.update(from: b + memoryOffset, count: n) }
+            }
+            memoryOffset += n
+            return n
+        }
+        do {
+            return try Syscall.read(fd, into: UnsafeMutableRawBufferPointer(start: p, count: count))
+        } catch {
+            throw .readFailed(path: path, errno: error.rawValue)
+        }
+    }
+
+    /// The first `count` bytes (fewer at end of file) without consuming them: the next `read()` returns them
+    /// again. Call before the first `read()`.
+    public func peek(_ count: Int = 8192) throws(CaptureError) -> UnsafeBufferPointer<UInt8> {
+        let want = min(count, Self.blockSize)
+        while peeked < want && !sawEOF {
+            let n = try rawRead(into: block + peeked, count: want - peeked)
+            if n == 0 { sawEOF = true } else { peeked += n }
+        }
+        return UnsafeBufferPointer(start: block, count: peeked)
+    }
+
+    /// Drops the first `count` peeked bytes (a byte-order mark).
+    public func discardPeeked(_ count: Int) {
+        let n = min(count, peeked)
+        guard n > 0 else { return }
+        memmove(block, block + n, peeked - n)
+        peeked -= n
     }
 
     /// Reads the next block; an empty buffer means end of file. The buffer is valid until the next call.
     public func read() throws(CaptureError) -> UnsafeBufferPointer<UInt8> {
-        while true {
-            let n = Glibc.read(fd, block, Self.blockSize)
-            if n >= 0 { return UnsafeBufferPointer(start: block, count: n) }
-            if errno == EINTR { continue }
-            throw .readFailed(path: path, errno: errno)
+        if peeked > 0 {
+            let n = peeked
+            peeked = 0
+            return UnsafeBufferPointer(start: block, count: n)
         }
+        if sawEOF { return UnsafeBufferPointer(start: block, count: 0) }
+        let n = try rawRead(into: block, count: Self.blockSize)
+        if n == 0 { sawEOF = true }
+        return UnsafeBufferPointer(start: block, count: n)
     }
 }
 
@@ -85,6 +148,9 @@ public final class LineReader {
     public private(set) var lineNumber = 0
     /// Lines that exceeded `maximumLineLength` and were truncated.
     public private(set) var overlongLines = 0
+    /// True while the line being handed to `body` is the file's last and has no line feed: the file was cut
+    /// off (a copy interrupted, a disk that filled up), so its last value may be cut inside a number.
+    public private(set) var lineIsUnterminated = false
 
     public init(source: ByteSource, maximumLineLength: Int = 1 << 16) {
         self.source = source
@@ -96,6 +162,7 @@ public final class LineReader {
     /// Calls `body` with the next line (valid only inside the call); returns false at end of file.
     public func nextLine<R>(_ body: (UnsafeBufferPointer<UInt8>, _ truncated: Bool) throws -> R) throws -> R? {
         line.removeAll(keepingCapacity: true)
+        lineIsUnterminated = false
         var truncated = false
         while true {
             if position >= current.count {
@@ -127,6 +194,7 @@ public final class LineReader {
             position = current.count
         }
         if line.isEmpty && !truncated { return nil }
+        lineIsUnterminated = true
         return try finishLine(body, truncated)
     }
 

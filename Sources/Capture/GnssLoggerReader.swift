@@ -61,11 +61,17 @@ public final class GnssLoggerReader: CaptureReader {
     private var sequence: UInt64 = 0
     private var atEOF = false
 
-    public init(path: String,
+    public convenience init(path: String,
+                            reorderWindowNanos: Int64 = GnssLoggerReader.defaultReorderWindowNanos,
+                            reorderCapacity: Int = GnssLoggerReader.defaultReorderCapacity) throws(CaptureError) {
+        self.init(source: try ByteSource(path: path), reorderWindowNanos: reorderWindowNanos, reorderCapacity: reorderCapacity)
+    }
+
+    public init(source: ByteSource,
                 reorderWindowNanos: Int64 = GnssLoggerReader.defaultReorderWindowNanos,
-                reorderCapacity: Int = GnssLoggerReader.defaultReorderCapacity) throws(CaptureError) {
-        self.path = path
-        self.lines = LineReader(source: try ByteSource(path: path))
+                reorderCapacity: Int = GnssLoggerReader.defaultReorderCapacity) {
+        self.path = source.path
+        self.lines = LineReader(source: source)
         self.reorderWindowNanos = max(0, reorderWindowNanos)
         self.reorderCapacity = max(1, reorderCapacity)
     }

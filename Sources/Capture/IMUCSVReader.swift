@@ -34,8 +34,13 @@ public final class IMUCSVReader: CaptureReader {
     private var queueIndex = 0
     private var atEOF = false
 
-    public init(path: String) throws(CaptureError) {
-        let lines = LineReader(source: try ByteSource(path: path))
+    public convenience init(path: String) throws(CaptureError) {
+        try self.init(source: try ByteSource(path: path))
+    }
+
+    public init(source: ByteSource) throws(CaptureError) {
+        let path = source.path
+        let lines = LineReader(source: source)
         var headerText: String?
         var blankLines = 0
         var truncatedHeader = false

@@ -7,7 +7,7 @@ import NMEA
 /// mounting, calibration, location, note), then one record per line:
 /// `<monotonic_ns> <source> <kind> <payload>` where kind is `N` (NMEA bytes exactly as received, escaped),
 /// `M`/`A`/`G` (magnetometer/accelerometer/gyroscope raw counts `x y z` and the `scale` converting them to
-/// µT, m/s², rad/s) or `S` (a source status change, free text).
+/// µT, m/s², rad/s), `S` (a source status change) or `F` (a fix from another engine, e.g. gpsd in JSON mode).
 public enum LodestarCapture {
     public static let magic = "#!lodestar-capture"
     public static let version = 1
@@ -73,11 +73,16 @@ public final class LodestarCaptureReader: CaptureReader {
     public private(set) var clockUTC: Timestamp?
     private let lines: LineReader
     private var sawMagic = false
+    private var lastTimeNanos: Int64?
     private let path: String
 
-    public init(path: String) throws(CaptureError) {
-        self.path = path
-        lines = LineReader(source: try ByteSource(path: path), maximumLineLength: 1 << 16)
+    public convenience init(path: String) throws(CaptureError) {
+        self.init(source: try ByteSource(path: path))
+    }
+
+    public init(source: ByteSource) {
+        self.path = source.path
+        lines = LineReader(source: source, maximumLineLength: 1 << 16)
     }
 
     public func next() throws(CaptureError) -> SensorEvent? {
@@ -114,6 +119,7 @@ public final class LodestarCaptureReader: CaptureReader {
         }
         statistics.recordsRead += 1
         if truncated { statistics.reject("overlongLine"); return nil }
+        if lines.lineIsUnterminated { statistics.reject("truncated"); return nil }
         guard sawMagic else { throw .unrecognizedFormat(path: path, reason: "missing \(LodestarCapture.magic) line") }
         // <t_ns> <source> <kind> <payload>
         var fieldEnds: (Int, Int, Int) = (-1, -1, -1)
@@ -128,6 +134,9 @@ public final class LodestarCaptureReader: CaptureReader {
         let sourceEnd = fieldEnds.1
         guard let source = NumberParserLite.int64(base + fieldEnds.0 + 1, sourceEnd - fieldEnds.0 - 1),
               source >= 0, source < 1 << 16 else { statistics.reject("badSource"); return nil }
+        // Times are nonnegative and nondecreasing; sources are declared in the header (when it declares any).
+        guard t >= 0 else { statistics.reject("badTimestamp"); return nil }
+        if !sources.isEmpty && sources[Int(source)] == nil { statistics.reject("badSource"); return nil }
         let kindStart = sourceEnd + 1
         let kindEnd = found >= 3 ? fieldEnds.2 : line.count
         guard kindEnd - kindStart == 1 else { statistics.reject("unknownKind"); return nil }
@@ -147,13 +156,22 @@ public final class LodestarCaptureReader: CaptureReader {
                   let scale = Double(parts[3]), scale.isFinite else { statistics.reject("badSample"); return nil }
             let raw = RawSample(x: x, y: y, z: z, scale: scale)
             eventPayload = .motion(kind == 0x4D ? .magnetometerRaw(raw) : kind == 0x41 ? .accelerometerRaw(raw) : .gyroscopeRaw(raw))
-        case 0x53: // S: status, not an input to the core
-            statistics.recordsIgnored += 1
-            return nil
+        case 0x53: // S: a source's status change
+            let name = sources[Int(source)]?.attributes["name"] ?? "source\(source)"
+            guard let status = LodestarCapture.status(from: payload, defaultName: name) else {
+                statistics.reject("badStatus"); return nil
+            }
+            eventPayload = .status(status)
+        case 0x46: // F: a fix computed by another engine (gpsd JSON mode)
+            guard let fix = LodestarCapture.fix(from: payload) else { statistics.reject("badFix"); return nil }
+            eventPayload = .fix(fix)
         default:
             statistics.reject("unknownKind"); return nil
         }
+        // A well-formed record out of order (t_ns must be nondecreasing) is rejected, not reordered.
+        if let last = lastTimeNanos, t < last { statistics.reject("backwardTime"); return nil }
         statistics.recordsAccepted += 1
+        lastTimeNanos = t
         return SensorEvent(monotonicNanos: t, utc: utc, sourceID: Int(source), payload: eventPayload)
     }
 

@@ -27,8 +27,12 @@ public final class NMEALogReader: CaptureReader {
     private static let blockTarget = 1 << 16
     private static let maximumCommentLength = 4096
 
-    public init(path: String, lineEvents: Bool = false) throws(CaptureError) {
-        source = try ByteSource(path: path)
+    public convenience init(path: String, lineEvents: Bool = false) throws(CaptureError) {
+        self.init(source: try ByteSource(path: path), lineEvents: lineEvents)
+    }
+
+    public init(source: ByteSource, lineEvents: Bool = false) {
+        self.source = source
         self.lineEvents = lineEvents
         pending.reserveCapacity(Self.blockTarget + 4096)
     }

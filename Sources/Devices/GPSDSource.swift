@@ -4,7 +4,6 @@ import Glibc
 import CGPS
 import CLinux
 import LocationCore
-import Pipeline
 import Synchronization
 
 /// A receiver shared through a gpsd daemon, read with libgps (`gps_open` / `gps_stream` / `gps_read`).

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LodestarIO
 import LocationCore
 
 /// A three-axis channel type of the Linux IIO ABI that Lodestar reads
@@ -180,7 +181,10 @@ public struct IIODevice: Sendable {
         let (info, files) = try describe(path: path, id: id, sysfs: sysfs)
         var layouts: [IIOChannelType: ChannelLayout] = [:]
         for type in info.channels {
-            layouts[type] = try layout(type, path: path, files: files, sysfs: sysfs)
+            var l = try layout(type, path: path, files: files, sysfs: sysfs)
+            let quirk = IIOScaleQuirks.factor(deviceName: info.name, type: type)
+            if quirk != 1 { l.axisScales = l.axisScales.map { $0 * quirk } }
+            layouts[type] = l
         }
         return IIODevice(info: info, layouts: layouts, sysfs: sysfs, files: files)
     }

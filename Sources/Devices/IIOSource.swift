@@ -1,6 +1,5 @@
 import CLinux
 import LocationCore
-import Pipeline
 import Synchronization
 
 /// A live source over one Linux IIO device (a magnetometer, accelerometer or gyroscope bound to its kernel driver).

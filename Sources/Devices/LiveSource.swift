@@ -1,5 +1,4 @@
 import LocationCore
-import Pipeline
 
 /// Core Location–style authorization of one source, derived from device permissions and configuration.
 public enum SourceAuthorization: String, Sendable, Hashable {

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LodestarIO
 import CLinux
 import LocationCore
 import NMEA

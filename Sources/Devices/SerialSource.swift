@@ -1,10 +1,10 @@
 #if canImport(Glibc)
+import LodestarIO
 import Glibc
 #endif
 import CLinux
 import LocationCore
 import NMEA
-import Pipeline
 import Synchronization
 
 /// A GNSS receiver on a serial line. `run` opens the port (exclusive, raw), sets or finds the rate, and delivers
@@ -50,7 +50,7 @@ public final class SerialSource: LiveSource {
 
     public var captureAttributes: [String: String] {
         let locked = lockedBaud.load(ordering: .relaxed)
-        return ["kind": "serial", "device": path, "baud": locked > 0 ? "\(locked)" : baud.description]
+        return ["kind": "nmea", "transport": "serial", "device": path, "baud": locked > 0 ? "\(locked)" : baud.description]
     }
 
     /// Authorization and availability as last observed (for `lodestar devices` and status displays).

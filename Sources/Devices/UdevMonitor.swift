@@ -1,9 +1,10 @@
 #if canImport(Glibc)
+import LodestarIO
 import Glibc
 #endif
 import CLinux
 import CUdev
-import Pipeline
+import LocationCore
 import Synchronization
 
 /// Devices that appeared and disappeared between two enumerations. A device is identified by its syspath; one

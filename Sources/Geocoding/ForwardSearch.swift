@@ -63,7 +63,7 @@ extension Geocoder {
                 }
                 guard ok else { continue }
                 if let hint = regionHint {
-                    let d = distanceMeters(hint.centerLatitudeDegrees, hint.centerLongitudeDegrees,
+                    let d = Geo.distanceMeters(hint.centerLatitudeDegrees, hint.centerLongitudeDegrees,
                                            db.latitude(place), db.longitude(place))
                     let r = Swift.max(hint.radiusMeters, 1)
                     score += d <= r ? Self.regionHintBonus : Self.regionHintBonus * r / d
@@ -163,10 +163,3 @@ func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
     return a.count - b.count
 }
 
-/// Great-circle distance (haversine, mean Earth radius).
-public func distanceMeters(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
-    let p1 = lat1 * .pi / 180, p2 = lat2 * .pi / 180
-    let dp = p2 - p1, dl = (lon2 - lon1) * .pi / 180
-    let a = sin(dp / 2) * sin(dp / 2) + cos(p1) * cos(p2) * sin(dl / 2) * sin(dl / 2)
-    return 2 * 6_371_008.8 * asin(Swift.min(1, sqrt(a)))
-}

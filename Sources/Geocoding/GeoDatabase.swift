@@ -297,5 +297,5 @@ func microDegrees(_ degrees: Double) -> Int64 { Int64((degrees * 1e6).rounded())
 /// Chord length on the unit sphere → great-circle metres (mean Earth radius 6,371,008.8 m).
 @inline(__always)
 func chordToMeters(_ chord: Double) -> Double {
-    2 * 6_371_008.8 * asin(Swift.min(1, chord / 2))
+    2 * Geo.earthRadiusMeters * asin(Swift.min(1, chord / 2))
 }

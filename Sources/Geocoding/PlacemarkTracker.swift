@@ -20,7 +20,7 @@ public struct PlacemarkTracker: Sendable {
         guard let lat = location.latitudeDegrees, let lon = location.longitudeDegrees, lat.isFinite, lon.isFinite else {
             return current
         }
-        if let (alat, alon) = anchor, distanceMeters(alat, alon, lat, lon) <= thresholdMeters { return current }
+        if let (alat, alon) = anchor, Geo.distanceMeters(alat, alon, lat, lon) <= thresholdMeters { return current }
         anchor = (lat, lon)
         current = geocoder.reverse(latitude: lat, longitude: lon)
         recomputations += 1

@@ -8,7 +8,7 @@ import Synchronization
 /// builds its sinks); it encodes the event as a Lodestar JSON line (docs/output.md), keeps the latest of each kind
 /// and the recent track, and hands the line to every connected client without ever blocking: a client that falls
 /// more than `clientBufferMessages` behind loses its oldest messages.
-public final class LiveHub: Sendable {
+public final class LiveHub: OutputEventConsumer, Sendable {
     public static let maximumTrackPoints = 3600
     public static let clientBufferMessages = 512
 
@@ -27,6 +27,8 @@ public final class LiveHub: Sendable {
     public init() {}
 
     /// The adapter: one output event in (pipeline thread).
+    public func consume(_ event: OutputEvent) { observe(event) }
+
     public func observe(_ event: OutputEvent) {
         let cls: String
         switch event {

@@ -60,6 +60,9 @@ public enum EventPayload: Sendable {
     /// event small to copy.
     indirect case fix(ExternalFix)
     case orientation(ReportedOrientation)
+    /// A source's availability changed (live sources; `S` records in captures). The pipeline passes it on as a
+    /// `status` output event and derives the session's availability from it.
+    indirect case status(StatusReport)
 }
 
 /// One timestamped event from a source. Live sources stamp `monotonicNanos` on receipt; captures carry the

@@ -112,6 +112,12 @@ public struct CivilDate: Hashable, Sendable {
         return era * 146_097 + doe - 719_468
     }
 
+    /// `YYYY-MM-DD`.
+    public var iso8601: String {
+        func pad(_ v: Int, _ n: Int) -> String { let t = String(v); return String(repeating: "0", count: max(0, n - t.count)) + t }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
+    }
+
     public static func isLeap(_ year: Int) -> Bool { (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 }
 
     public static func daysIn(month: Int, year: Int) -> Int {

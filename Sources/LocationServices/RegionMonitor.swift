@@ -271,7 +271,7 @@ struct Grid: Sendable {
             let lat = r.center.latitudeDegrees
             let maxAbsLat = abs(lat) + dLat
             guard maxAbsLat < 89, r.center.isValid, grow.isFinite else { always.append(Int32(i)); continue }
-            let dLon = dLat / _cos(maxAbsLat * Double.pi / 180)
+            let dLon = dLat / Geo.cosine(maxAbsLat * Double.pi / 180)
             let lat0 = Int(((lat - dLat + 90) / cellDegrees).rounded(.down))
             let lat1 = Int(((lat + dLat + 90) / cellDegrees).rounded(.down))
             let lonStart = Int(((Self.wrap(r.center.longitudeDegrees) - dLon + 180) / cellDegrees).rounded(.down))

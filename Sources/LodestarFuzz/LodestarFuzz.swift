@@ -1,6 +1,9 @@
-// libFuzzer entry point for the NMEA framer + parser + epoch assembly and the capture readers.
-// Built by scripts/fuzz.sh with `-sanitize=fuzzer,address -DFUZZING`; without FUZZING this is a small runner
-// that replays corpus files through the same function (a regression check that runs in the test build).
+// libFuzzer entry point for the NMEA framer + parser + epoch assembly, every capture reader, format detection and
+// the Lodestar capture header. Built by scripts/fuzz.sh with `-sanitize=fuzzer,address -DFUZZING`; without FUZZING
+// this is a small runner that replays corpus files through the same functions (run by `make test`).
+//
+// `LODESTAR_FUZZ_TARGET` picks one harness (faster, deeper runs): `pipeline`, `lodestar`, `nmea`, `gnsslogger`,
+// `imu-csv`, `detect`, `header`; unset or `all` runs every harness on each input.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,9 +19,35 @@ final class DiscardSink: OutputSink {
     func close() {}
 }
 
-/// Everything an input can reach: strict and lenient framing, parsing, epoch assembly and all encoders,
-/// then the same bytes as a capture file through every reader.
-func fuzzOne(_ data: UnsafeBufferPointer<UInt8>) {
+enum Harness: String, CaseIterable {
+    case pipeline, lodestar, nmea, gnsslogger, imuCSV = "imu-csv", detect, header
+
+    static let selected: [Harness] = {
+        guard let name = getenv("LODESTAR_FUZZ_TARGET").map({ String(cString: $0) }), name != "all" else { return allCases }
+        guard let h = Harness(rawValue: name) else {
+            print("LODESTAR_FUZZ_TARGET must be one of \(allCases.map(\.rawValue)) or all")
+            exit(2)
+        }
+        return [h]
+    }()
+
+    func run(_ data: UnsafeBufferPointer<UInt8>) {
+        switch self {
+        case .pipeline: fuzzPipeline(data)
+        case .lodestar: fuzzReader(data, .lodestar)
+        case .nmea: fuzzReader(data, .nmea)
+        case .gnsslogger: fuzzReader(data, .gnsslogger)
+        case .imuCSV: fuzzReader(data, .imuCSV)
+        case .detect:
+            let source = ByteSource(bytes: Array(data), name: "fuzz")
+            if let reader = try? CaptureDetector.open(source: source, format: nil) { drain(reader) }
+        case .header: fuzzHeader(data)
+        }
+    }
+}
+
+/// Strict and lenient framing, parsing, epoch assembly and all encoders.
+func fuzzPipeline(_ data: UnsafeBufferPointer<UInt8>) {
     for lenient in [false, true] {
         var settings = Pipeline.Settings()
         settings.framer = NMEAFramer.Options(acceptMissingChecksum: lenient)
@@ -30,25 +59,41 @@ func fuzzOne(_ data: UnsafeBufferPointer<UInt8>) {
             p.finish()
         }
     }
-    // Capture readers read files: write the input to a scratch file once per run.
-    let path = "/tmp/lodestar-fuzz-\(getpid()).input"
-    guard let f = fopen(path, "wb") else { return }
-    if let base = data.baseAddress { fwrite(base, 1, data.count, f) }
-    fclose(f)
-    for format in CaptureFormat.allCases {
-        guard let reader = try? CaptureDetector.open(path: path, format: format) else { continue }
-        // Every event through a full pipeline: NMEA, heading (estimator + background calibration), outputs.
-        var settings = Pipeline.Settings()
-        settings.referenceDate = CivilDate(year: 2024, month: 6, day: 1)
-        let p = Pipeline(settings: settings, encoder: makeEncoder(.json), sinks: [DiscardSink()])
-        var events = 0
-        while events < 100_000, let event = try? reader.next() {
-            events += 1
-            p.process(event)
-        }
-        p.finish()
+}
+
+/// One reader over the bytes (in memory), every event through a full pipeline.
+func fuzzReader(_ data: UnsafeBufferPointer<UInt8>, _ format: CaptureFormat) {
+    let source = ByteSource(bytes: Array(data), name: "fuzz")
+    guard let reader = try? CaptureDetector.open(source: source, format: format) else { return }
+    drain(reader)
+}
+
+func drain(_ reader: any CaptureReader) {
+    var settings = Pipeline.Settings()
+    settings.referenceDate = CivilDate(year: 2024, month: 6, day: 1)
+    let p = Pipeline(settings: settings, encoder: makeEncoder(.json), sinks: [DiscardSink()])
+    var events = 0
+    while events < 100_000, let event = try? reader.next() {
+        events += 1
+        p.process(event)
     }
-    _ = try? CaptureDetector.detect(path: path)
+    p.finish()
+}
+
+/// The Lodestar capture header: the input placed after a valid magic line, then one record, so header parsing
+/// (clock pairing, sources, calibration, created date) and its effect on the first record are reached every time.
+func fuzzHeader(_ data: UnsafeBufferPointer<UInt8>) {
+    var bytes = Array("#!lodestar-capture 1\n".utf8)
+    bytes += data
+    bytes += Array("\n1000 0 N $GPRMC,120000.00,A,3723.16600,N,12205.03400,W,0.1,,010625,,,A*6F\\r\\n\n".utf8)
+    let reader = LodestarCaptureReader(source: ByteSource(bytes: bytes, name: "fuzz"))
+    drain(reader)
+    _ = reader.header.referenceDate
+    _ = reader.sources.count
+}
+
+func fuzzOne(_ data: UnsafeBufferPointer<UInt8>) {
+    for h in Harness.selected { h.run(data) }
 }
 
 #if FUZZING
@@ -63,7 +108,10 @@ struct CorpusRunner {
     static func main() {
         var count = 0
         for path in CommandLine.arguments.dropFirst() {
-            guard let f = fopen(path, "rb") else { continue }
+            guard let f = fopen(path, "rb") else {
+                print("cannot open corpus file \(path)")
+                exit(66)
+            }
             var bytes: [UInt8] = []
             var chunk = [UInt8](repeating: 0, count: 65536)
             while true {
@@ -75,6 +123,7 @@ struct CorpusRunner {
             bytes.withUnsafeBufferPointer { fuzzOne($0) }
             count += 1
         }
+        guard count > 0 else { print("no corpus files given"); exit(64) }
         print("replayed \(count) corpus files without a crash")
     }
 }

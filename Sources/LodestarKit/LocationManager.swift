@@ -7,6 +7,7 @@ import Capture
 import Devices
 import Magnetics
 import Pipeline
+import Session
 import Synchronization
 
 /// Errors with Core Location's meaning (CLError).
@@ -215,11 +216,13 @@ public final class LocationManager: Sendable {
         guard !running.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let source = self.source
         let settings = self.pipelineSettings
-        startThread { [self] in
+        let body: @Sendable () -> Void = { [self] in
             let error = Self.runSession(source: source, settings: settings, stop: { self.stopRequested.load(ordering: .relaxed) },
                                         emit: { self.broadcast($0) })
             self.finishAll(error)
         }
+        // No thread: run inline rather than silently never starting.
+        if PosixThread.start(joinable: false, body) == nil { body() }
     }
 
     /// Asks the session to end; every sequence then finishes.
@@ -252,9 +255,14 @@ public final class LocationManager: Sendable {
         for s in list { s.finish(error) }
     }
 
-    /// The pipeline loop for either kind of source. Returns the terminal error, if any.
+    /// The session for either kind of source (the same `SessionRunner` as `lodestar replay` and `run`, with the
+    /// same reference-date rule). Returns the terminal error, if any.
     static func runSession(source: LocationSource, settings: Pipeline.Settings, stop: @escaping () -> Bool,
                            emit: @escaping (OutputEvent) -> Void) -> LocationError? {
+        let clock = ClockPairing.now()
+        // An explicit `settings.referenceDate` is the caller's; the capture's own date wins (ReferenceDate.resolve).
+        var configuration = SessionConfiguration()
+        configuration.referenceDate = settings.referenceDate
         switch source {
         case .replay(let path, let speed):
             let reader: any CaptureReader
@@ -262,25 +270,11 @@ public final class LocationManager: Sendable {
                 if case .permissionDenied = error { return .denied(error.description) }
                 return .sourceFailure(error.description)
             }
-            var s = settings
-            var pipeline: Pipeline?
-            var pacer = ReplayPacer(speed: speed)
-            do {
-                while !stop(), let event = try reader.next() {
-                    if pipeline == nil {
-                        s.referenceDate = reader.header.referenceDate ?? s.referenceDate ?? CivilDate(year: 2025, month: 1, day: 1)
-                        let p = Pipeline(settings: s, encoder: LodestarJSONEncoder(), sinks: [])
-                        p.observer = emit
-                        pipeline = p
-                    }
-                    pacer.wait(for: event, lastFixTime: pipeline?.lastFixTime)
-                    pipeline?.process(event)
-                }
-            } catch {
-                pipeline?.finish()
-                return .sourceFailure(error.description)
-            }
-            pipeline?.finish()
+            let session = SessionRunner(settings: settings, configuration: configuration, today: clock.date,
+                                        encoder: LodestarJSONEncoder(), sinks: [])
+            session.speed = speed
+            session.consumers = [OutputEventHandler(emit)]
+            do { try session.run(.capture(reader), shouldStop: stop) } catch { return .sourceFailure(error.description) }
             return nil
         case .live(let gps):
             var sources: [any LiveSource] = []
@@ -289,17 +283,21 @@ public final class LocationManager: Sendable {
                     return .sourceFailure("gps \(text): \(error.description)")
                 }
             }
+            let queue = LiveEventQueue(sources: sources, clock: clock)
             var s = settings
             s.flushEveryEvent = true
-            s.locationSourceNames = Set(sources.map(\.name))
+            let live = SessionConfiguration.live(sourceNames: sources.map(\.name), mounting: nil, lenient: false,
+                                                 calibration: nil, clock: clock)
+            let session = SessionRunner(settings: s, configuration: live, today: clock.date,
+                                        encoder: LodestarJSONEncoder(), sinks: [])
             var denied: String?
-            let pipeline = Pipeline(settings: s, encoder: LodestarJSONEncoder(), sinks: [])
-            pipeline.observer = { e in
+            session.consumers = [OutputEventHandler { e in
                 if case .status(let st) = e, st.state == .denied { denied = "\(st.source): \(st.message ?? "permission denied")" }
                 emit(e)
+            }]
+            do { try session.run(.live(queue), shouldStop: { stop() || denied != nil }) } catch {
+                return .sourceFailure(error.description)
             }
-            let runner = LiveRunner(sources: sources, pipeline: pipeline, recorder: nil)
-            do { try runner.run(shouldStop: { stop() || denied != nil }) } catch { return .sourceFailure(error.description) }
             return denied.map { .denied($0) }
         }
     }
@@ -328,56 +326,3 @@ final class Subscriber: @unchecked Sendable {
     }
 }
 
-/// Paces a replay by the recorded monotonic stamps, or by the fixes' times for logs without them.
-struct ReplayPacer {
-    let speed: Double?
-    private var first: (event: Int64, wall: Int64)?
-    private var lastFix: (fix: Timestamp, wall: Int64)?
-
-    init(speed: Double?) { self.speed = speed }
-
-    static func monotonicNanos() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
-    }
-
-    static func sleep(nanos: Int64) {
-        guard nanos > 0 else { return }
-        var ts = timespec(tv_sec: Int(nanos / 1_000_000_000), tv_nsec: Int(nanos % 1_000_000_000))
-        var rest = timespec()
-        while nanosleep(&ts, &rest) != 0 && errno == EINTR { ts = rest }
-    }
-
-    mutating func wait(for event: SensorEvent, lastFixTime: Timestamp?) {
-        guard let speed, speed > 0 else { return }
-        let now = Self.monotonicNanos()
-        if let t = event.monotonicNanos {
-            guard let f = first else { first = (t, now); return }
-            Self.sleep(nanos: f.wall + Int64(Double(t - f.event) / speed) - now)
-        } else if let fix = lastFixTime {
-            guard let l = lastFix else { lastFix = (fix, now); return }
-            guard fix > l.fix else { return }
-            let due = l.wall + Int64(Swift.min(Double(fix.nanosecondsSince1970 - l.fix.nanosecondsSince1970) / speed, 10e9))
-            Self.sleep(nanos: due - now)
-            lastFix = (fix, Swift.max(due, now))
-        }
-    }
-}
-
-/// A detached POSIX thread (no Foundation).
-func startThread(_ body: @escaping @Sendable () -> Void) {
-    final class Box { let body: @Sendable () -> Void; init(_ b: @escaping @Sendable () -> Void) { body = b } }
-    let box = Unmanaged.passRetained(Box(body)).toOpaque()
-    var thread = pthread_t()
-    let r = pthread_create(&thread, nil, { raw in
-        guard let raw else { return nil }
-        Unmanaged<Box>.fromOpaque(raw).takeRetainedValue().body()
-        return nil
-    }, box)
-    if r == 0 { pthread_detach(thread) } else {
-        // No thread: run inline rather than silently never starting.
-        let b = Unmanaged<Box>.fromOpaque(box).takeRetainedValue()
-        b.body()
-    }
-}

@@ -77,50 +77,77 @@ public final class NMEAParser {
         guard address.count == 5 else { return reject(.invalidAddress) }
         let talker = Talker(address[0], address[1])
         let type = SentenceType(code: UInt32(address[2]) << 16 | UInt32(address[3]) << 8 | UInt32(address[4]))
-        let minimum: Int
-        switch type.code {
-        case Code.gga, Code.rmc: minimum = 10
-        case Code.gsa: minimum = 18
-        case Code.gsv, Code.gll: minimum = type.code == Code.gsv ? 4 : 5
-        case Code.vtg, Code.zda: minimum = 5
-        case Code.gst, Code.gbs, Code.dtm: minimum = 9
-        case Code.gns: minimum = 13
-        case Code.hdt, Code.hdm: minimum = 2
-        case Code.hdg: minimum = 6
-        case Code.ths, Code.rot: minimum = 3
-        case Code.txt: minimum = 5
-        default:
+        guard let handler = Self.handler(for: type.code) else {
             statistics.framed += 1
             return ParsedSentence(talker: talker, type: type, sentence: .unsupported(type))
         }
-        guard f.count >= minimum else { return reject(.tooFewFields) }
+        guard f.count >= handler.minimumFields else { return reject(.tooFewFields) }
         statistics.framed += 1
         if countSentenceTypes { countsByType[type, default: 0] += 1 }
-        let sentence: NMEASentence
-        switch type.code {
-        case Code.gga: sentence = Self.parseGGA(f)
-        case Code.rmc: sentence = Self.parseRMC(f)
-        case Code.gsa: sentence = Self.parseGSA(f)
-        case Code.gsv: sentence = Self.parseGSV(f)
-        case Code.vtg: sentence = Self.parseVTG(f)
-        case Code.gll: sentence = Self.parseGLL(f)
-        case Code.zda: sentence = Self.parseZDA(f)
-        case Code.gst: sentence = Self.parseGST(f)
-        case Code.gns: sentence = Self.parseGNS(f)
-        case Code.gbs: sentence = Self.parseGBS(f)
-        case Code.hdt: sentence = .hdt(HDT(headingTrueDegrees: f.double(1)))
-        case Code.hdm: sentence = .hdm(HDM(headingMagneticDegrees: f.double(1)))
-        case Code.hdg: sentence = Self.parseHDG(f)
-        case Code.ths: sentence = .ths(THS(headingTrueDegrees: f.double(1), mode: f.character(2)))
-        case Code.rot: sentence = .rot(ROT(degreesPerMinute: f.double(1), valid: f.character(2).map { $0 == 0x41 }))
-        case Code.txt:
-            sentence = .txt(TXT(totalMessages: f.int(1), messageNumber: f.int(2), identifier: f.int(3), text: f.string(4)))
-        default: sentence = Self.parseDTM(f)
-        }
+        let sentence = handler.parse(f)
         return ParsedSentence(talker: talker, type: type, sentence: sentence)
     }
 
-    /// Packed sentence-type codes (three ASCII letters), compile-time constants for the dispatch switch.
+    /// One row of the dispatch table: sentence type, the minimum field count (address included), the parser.
+    struct Handler {
+        let code: UInt32
+        let minimumFields: Int
+        let parse: (NMEAFields) -> NMEASentence
+    }
+
+    /// The dispatch table (gpsd's shape: name, minimum field count, handler) — the one place that says which
+    /// sentences are understood. Adding a sentence is one row here plus its parser.
+    nonisolated(unsafe) static let handlers: [Handler] = [
+        Handler(code: Code.gga, minimumFields: 10, parse: parseGGA),
+        Handler(code: Code.rmc, minimumFields: 10, parse: parseRMC),
+        Handler(code: Code.gsa, minimumFields: 18, parse: parseGSA),
+        Handler(code: Code.gsv, minimumFields: 4, parse: parseGSV),
+        Handler(code: Code.gll, minimumFields: 5, parse: parseGLL),
+        Handler(code: Code.vtg, minimumFields: 5, parse: parseVTG),
+        Handler(code: Code.zda, minimumFields: 5, parse: parseZDA),
+        Handler(code: Code.gst, minimumFields: 9, parse: parseGST),
+        Handler(code: Code.gbs, minimumFields: 9, parse: parseGBS),
+        Handler(code: Code.dtm, minimumFields: 9, parse: parseDTM),
+        Handler(code: Code.gns, minimumFields: 13, parse: parseGNS),
+        Handler(code: Code.hdt, minimumFields: 2, parse: { .hdt(HDT(headingTrueDegrees: $0.double(1))) }),
+        Handler(code: Code.hdm, minimumFields: 2, parse: { .hdm(HDM(headingMagneticDegrees: $0.double(1))) }),
+        Handler(code: Code.hdg, minimumFields: 6, parse: parseHDG),
+        Handler(code: Code.ths, minimumFields: 3, parse: { .ths(THS(headingTrueDegrees: $0.double(1), mode: $0.character(2))) }),
+        Handler(code: Code.rot, minimumFields: 3,
+                parse: { .rot(ROT(degreesPerMinute: $0.double(1), valid: $0.character(2).map { $0 == 0x41 })) }),
+        Handler(code: Code.txt, minimumFields: 5,
+                parse: { .txt(TXT(totalMessages: $0.int(1), messageNumber: $0.int(2), identifier: $0.int(3), text: $0.string(4))) }),
+    ]
+
+    /// The table's index by the type's last two letters (26 × 26 slots; those pairs are unique among the
+    /// handled types — a test holds it), so dispatch is one load and one compare instead of a search.
+    static let slots: [Int8] = {
+        var slots = [Int8](repeating: -1, count: 26 * 26)
+        for (i, h) in handlers.enumerated() {
+            guard let s = slot(h.code) else { preconditionFailure("sentence type outside A-Z") }
+            precondition(slots[s] < 0, "two handled sentence types share their last two letters")
+            slots[s] = Int8(i)
+        }
+        return slots
+    }()
+
+    @inline(__always)
+    static func slot(_ code: UInt32) -> Int? {
+        let a = Int((code >> 8) & 0xFF) &- 0x41, b = Int(code & 0xFF) &- 0x41
+        guard a >= 0, a < 26, b >= 0, b < 26 else { return nil }
+        return a &* 26 &+ b
+    }
+
+    @inline(__always)
+    static func handler(for code: UInt32) -> Handler? {
+        guard let s = slot(code) else { return nil }
+        let i = slots[s]
+        guard i >= 0 else { return nil }
+        let h = handlers[Int(i)]
+        return h.code == code ? h : nil
+    }
+
+    /// Packed sentence-type codes (three ASCII letters), the keys of the dispatch table.
     enum Code {
         static let gga: UInt32 = 0x47_47_41, rmc: UInt32 = 0x52_4D_43, gsa: UInt32 = 0x47_53_41
         static let gsv: UInt32 = 0x47_53_56, vtg: UInt32 = 0x56_54_47, gll: UInt32 = 0x47_4C_4C

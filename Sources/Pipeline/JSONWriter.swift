@@ -70,21 +70,5 @@ public struct JSONWriter {
         key(&out, k)
     }
 
-    public static func appendQuoted(_ s: String, to out: inout ByteBuffer) {
-        out.append(0x22)
-        let hex: StaticString = "0123456789abcdef"
-        for b in s.utf8 {
-            switch b {
-            case 0x22: out.append(0x5C); out.append(0x22)
-            case 0x5C: out.append(0x5C); out.append(0x5C)
-            case 0x0A: out.append(0x5C); out.append(0x6E)
-            case 0x0D: out.append(0x5C); out.append(0x72)
-            case 0x09: out.append(0x5C); out.append(0x74)
-            case 0..<0x20:
-                out.append("\\u00"); out.append(hex.utf8Start[Int(b >> 4)]); out.append(hex.utf8Start[Int(b & 0xF)])
-            default: out.append(b)
-            }
-        }
-        out.append(0x22)
-    }
+    public static func appendQuoted(_ s: String, to out: inout ByteBuffer) { JSONText.appendQuoted(s, to: &out) }
 }

@@ -2,20 +2,6 @@ import LocationCore
 import Magnetics
 import LocationServices
 
-/// A source's availability, reported on the output stream as `status` events.
-public struct StatusReport: Sendable, Hashable {
-    public enum State: String, Sendable {
-        case starting, available, unavailable, denied, recovered, finished
-    }
-    public var source: String
-    public var state: State
-    public var message: String?
-    public var time: Timestamp?
-    public init(source: String, state: State, message: String? = nil, time: Timestamp? = nil) {
-        self.source = source; self.state = state; self.message = message; self.time = time
-    }
-}
-
 /// Everything the pipeline emits, in order.
 public enum OutputEvent: Sendable {
     case fix(Location)

@@ -89,8 +89,7 @@ public final class Pipeline {
     private var refiner: BackgroundRefiner?
     private var lastAcceleration: Vector3?
     private var lastHeading: HeadingReport?
-    private var sourceAvailable: [String: Bool] = [:]
-    private var lastAvailability: (Bool, Bool)?
+    private var availability: AvailabilityStage
     public private(set) var calibrationsAdopted = 0
     public private(set) var fixesEmitted = 0
     public private(set) var headingsEmitted = 0
@@ -103,6 +102,8 @@ public final class Pipeline {
         self.settings = settings
         self.encoder = encoder
         self.sinks = sinks
+        availability = AvailabilityStage(settings: AvailabilityStage.Settings(
+            headingSourceNames: settings.headingSourceNames, locationSourceNames: settings.locationSourceNames))
         if let s = settings.smoothing { smoother = PositionSmoother(settings: s) }
         if let h = settings.heading {
             var estimator = HeadingEstimator(settings: h, calibration: settings.calibration)
@@ -142,6 +143,10 @@ public final class Pipeline {
             processMotion(sample, event)
         case .orientation:
             break // a source's own orientation (Android) is a reference, not an input
+        case .status(var report):
+            // The event's UTC (clock pairing + monotonic stamp) is the report's time, live and replayed alike.
+            if let utc = event.utc { report.time = utc }
+            emit(.status(report))
         }
         if settings.flushEveryEvent { flush() }
     }
@@ -311,26 +316,50 @@ public final class Pipeline {
     /// heading event with accuracy −1, Core Location's "invalid" heading), and the session's availability is
     /// re-announced when it changes.
     private func noteStatus(_ s: StatusReport) {
-        let up: Bool
-        switch s.state {
-        case .available, .recovered: up = true
-        case .unavailable, .denied, .finished: up = false
-        case .starting: return
-        }
-        sourceAvailable[s.source] = up
-        if !up, settings.headingSourceNames.contains(s.source), var h = lastHeading, h.headingAccuracyDegrees >= 0 {
+        let outcome = availability.note(s)
+        if outcome.headingSourceLost, var h = lastHeading, h.headingAccuracyDegrees >= 0 {
             h.headingAccuracyDegrees = -1
             lastHeading = h
             headingsEmitted += 1
             emitAfterStatus.append(.heading(h, accelerationMetersPerSecondSquared: nil))
         }
-        guard !settings.headingSourceNames.isEmpty || !settings.locationSourceNames.isEmpty else { return }
-        let location = settings.locationSourceNames.contains { sourceAvailable[$0] == true }
-        let headingUp = settings.headingSourceNames.contains { sourceAvailable[$0] == true }
-        if lastAvailability.map({ $0 != (location, headingUp) }) ?? true {
-            lastAvailability = (location, headingUp)
-            emitAfterStatus.append(.availability(locationServicesEnabled: location, headingAvailable: headingUp))
+        if let a = outcome.availability {
+            emitAfterStatus.append(.availability(locationServicesEnabled: a.locationServicesEnabled, headingAvailable: a.headingAvailable))
         }
+    }
+
+    /// A read-only view of the pipeline's internal state, per stage, for diagnosis (x-io Fusion's
+    /// GetInternalStates shape). Taking it changes nothing.
+    public struct Snapshot: Sendable {
+        public var nmea: NMEAStatistics
+        public var nmeaSources: [Int]
+        public var fixesEmitted: Int
+        public var fixesSmoothed: Int
+        public var fixesDeadReckoned: Int
+        public var fixesPaused: Int
+        public var pausedStationary: Bool
+        public var lastFixTime: Timestamp?
+        public var headingsEmitted: Int
+        public var lastHeadingAccuracyDegrees: Double?
+        public var calibrationsAdopted: Int
+        public var availability: AvailabilityStage.Snapshot
+        public var skyEmitted: Int
+        public var eventsProcessed: Int
+    }
+
+    public var snapshot: Snapshot {
+        Snapshot(nmea: nmeaStatistics, nmeaSources: streams.keys.sorted(), fixesEmitted: fixesEmitted,
+                 fixesSmoothed: fixesSmoothed, fixesDeadReckoned: fixesDeadReckoned, fixesPaused: fixesPaused,
+                 pausedStationary: pausedStationary, lastFixTime: lastFixTime, headingsEmitted: headingsEmitted,
+                 lastHeadingAccuracyDegrees: lastHeading?.headingAccuracyDegrees, calibrationsAdopted: calibrationsAdopted,
+                 availability: availability.snapshot, skyEmitted: skyEmitted, eventsProcessed: eventsProcessed)
+    }
+
+    /// The output stage's one rule: with an update policy or deferral, the raw fix stream is replaced by the
+    /// delivered fixes (service events).
+    func shouldEncode(_ event: OutputEvent) -> Bool {
+        if case .fix = event, services?.filtersFixes == true { return false }
+        return true
     }
 
     private var emitAfterStatus: [OutputEvent] = []

@@ -3,14 +3,6 @@ import LocationServices
 
 // Encodings of the location-services events (docs/services.md). Each encoder's switch calls one of these.
 
-extension Pipeline {
-    /// With an update policy or deferral, the raw fix stream is replaced by the delivered fixes.
-    func shouldEncode(_ event: OutputEvent) -> Bool {
-        if case .fix = event, services?.filtersFixes == true { return false }
-        return true
-    }
-}
-
 enum ServiceEncoding {
     /// A no-fix report at `time` (Core Location's locationUnavailable) as a fix event with mode "none".
     static func unavailableFix(_ time: Timestamp) -> Location {

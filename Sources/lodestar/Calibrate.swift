@@ -35,7 +35,7 @@ struct Calibrate: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Collect live from this sensor instead (i2c:BUS:ADDRESS[:CHIP] or iio:DEVICE, as for run) until coverage is sufficient or SIGINT.", valueName: "spec"))
     var imu: String?
 
-    @Option(name: .long, help: ArgumentHelp("With --imu: give up after this many seconds.", valueName: "seconds"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("With --imu: give up after this many seconds.", valueName: "seconds"))
     var timeout: Double = 300
 
     @Option(name: .long, help: "Input format instead of detecting it: lodestar, nmea, gnsslogger, imu-csv.")
@@ -44,13 +44,13 @@ struct Calibrate: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Where to write the calibration file ('-' for standard output).", valueName: "file"))
     var output: String
 
-    @Option(name: .long, help: ArgumentHelp("Where the recording was made, decimal degrees (use --location=-33.9,18.4 for a negative latitude). The fitted field strength is compared with the World Magnetic Model's there. Default: the capture's '# location:' header, if any.", valueName: "lat,lon"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Where the recording was made, decimal degrees (use --location=-33.9,18.4 for a negative latitude). The fitted field strength is compared with the World Magnetic Model's there. Default: the capture's '# location:' header, if any.", valueName: "lat,lon"))
     var location: String?
 
     @Option(name: .long, help: ArgumentHelp("Also draw the samples, the fit, the direction coverage and the numbers into this SVG file.", valueName: "file"))
     var plot: String?
 
-    @Option(name: .customLong("source-id"), help: ArgumentHelp("Use the magnetometer of this source (default: the first source with magnetometer samples).", valueName: "n"))
+    @Option(name: .customLong("source-id"), parsing: .unconditional, help: ArgumentHelp("Use the magnetometer of this source (default: the first source with magnetometer samples).", valueName: "n"))
     var sourceID: Int?
 
     func validate() throws {
@@ -72,30 +72,33 @@ struct Calibrate: ParsableCommand {
         var header = CaptureHeader()
         var captureReader: (any CaptureReader)?
         if let imu = self.imu {
-            // Live: the sensor on its own thread (LiveRunner), samples into the same session until enough.
+            // Live: the sensor on its own thread (the live event queue), samples into the session until enough.
             let source = try SourceFactory.imuSource(imu, name: "imu0")
-            let box = SessionBox(session)
-            box.session.stopWhenSufficient = true
-            let runner = LiveRunner(sources: [source], pipeline: nil, recorder: nil)
-            runner.eventObserver = { event in
-                if box.session.consume(event) { box.done = true }
-                recordsRead += 1
-            }
+            session.stopWhenSufficient = true
+            let queue = LiveEventQueue(sources: [source])
+            queue.start()
             let deadline = clinux_monotonic_ns() + Int64(timeout * 1e9)
-            do { try runner.run(shouldStop: { box.done || clinux_monotonic_ns() > deadline }) } catch {
-                fail(error.description, code: Exit.ioError)
+            var done = false
+            loop: while true {
+                if done || clinux_stop_requested() != 0 || clinux_monotonic_ns() > deadline { queue.stop() }
+                switch queue.next() {
+                case .event(let event):
+                    if session.consume(event) { done = true }
+                    recordsRead += 1
+                case .idle: continue
+                case .finished: break loop
+                }
             }
-            session = box.session
         } else {
             let reader: any CaptureReader
             do { reader = try CaptureDetector.open(path: from, format: format) } catch {
-                fail(error.description, code: Exit.code(for: error))
+                throw CommandFailure(error.description, code: Exit.code(for: error))
             }
             do {
                 try session.collect(from: reader.next)
             } catch {
                 session.display.finish(nil)
-                fail(error.description, code: Exit.code(for: error))
+                throw CommandFailure(error.description, code: Exit.code(for: error))
             }
             recordsRead = reader.statistics.recordsRead
             header = reader.header
@@ -109,7 +112,7 @@ struct Calibrate: ParsableCommand {
         }
         guard let stream = session.selectedStream, var collector = session.collectors[stream] else {
             let what = sourceID.map { "source \($0) has no magnetometer samples" } ?? "no magnetometer samples"
-            fail("\(from): \(what) (records read: \(recordsRead))", code: Exit.dataError)
+            throw CommandFailure("\(from): \(what) (records read: \(recordsRead))", code: Exit.dataError)
         }
 
         // The World Magnetic Model at the location and the recording's date (else today).
@@ -129,15 +132,15 @@ struct Calibrate: ParsableCommand {
 
         let result: CalibrationResult
         do { result = try collector.fit() } catch {
-            fail("\(from): \(error)", code: Exit.dataError)
+            throw CommandFailure("\(from): \(error)", code: Exit.dataError)
         }
 
         let chip = (captureReader as? LodestarCaptureReader)?.sources[stream.sourceID]?.attributes["chip"]
         let file = CalibrationFile(result: result, chip: chip,
                                    created: Timestamp(nanosecondsSince1970: clinux_realtime_ns() / 1_000_000_000 * 1_000_000_000),
                                    location: place, source: from)
-        Self.write(file.text, to: output)
-        if let plot { writeCalibrationPlot(plot, collector: collector, result: result, source: from) }
+        try Self.write(file.text, to: output)
+        if let plot { try writeCalibrationPlot(plot, collector: collector, result: result, source: from) }
 
         let summary = Self.summary(result, file: file, stream: stream, progress: collector.progress,
                                    reference: reference, output: output)
@@ -168,17 +171,17 @@ struct Calibrate: ParsableCommand {
 
     /// Writes atomically: a temporary file beside the target, fsynced, then renamed over it, so a crash never
     /// leaves a half-written calibration. "-" writes to standard output.
-    static func write(_ text: String, to path: String) {
+    static func write(_ text: String, to path: String) throws {
         let bytes = Array(text.utf8)
         if path == "-" {
-            if let e = writeAll(1, bytes) { fail("cannot write the calibration to standard output: \(describe(e))", code: Exit.ioError) }
+            if let e = writeAll(1, bytes) { throw CommandFailure("cannot write the calibration to standard output: \(describe(e))", code: Exit.ioError) }
             return
         }
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             let e = errno
-            fail("cannot write \(path): \(describe(e))", code: e == EACCES || e == EPERM || e == EROFS ? Exit.permission : Exit.cannotCreate)
+            throw CommandFailure("cannot write \(path): \(describe(e))", code: e == EACCES || e == EPERM || e == EROFS ? Exit.permission : Exit.cannotCreate)
         }
         var failure = writeAll(fd, bytes)
         if failure == nil, fsync(fd) != 0 { failure = errno }
@@ -186,7 +189,7 @@ struct Calibrate: ParsableCommand {
         if failure == nil, rename(temporary, path) != 0 { failure = errno }
         if let e = failure {
             unlink(temporary)
-            fail("cannot write \(path): \(describe(e))", code: e == EACCES || e == EPERM || e == EROFS ? Exit.permission : Exit.cannotCreate)
+            throw CommandFailure("cannot write \(path): \(describe(e))", code: e == EACCES || e == EPERM || e == EROFS ? Exit.permission : Exit.cannotCreate)
         }
     }
 
@@ -421,9 +424,3 @@ struct ProgressDisplay {
     }
 }
 
-/// Lets the live consumer closure mutate the session (it runs on the calling thread, inside `LiveRunner.run`).
-final class SessionBox {
-    var session: CalibrationSession
-    var done = false
-    init(_ s: CalibrationSession) { session = s }
-}

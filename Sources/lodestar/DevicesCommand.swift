@@ -39,24 +39,56 @@ struct Devices: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Also check this configured motion sensor (as for run).", valueName: "spec"))
     var imu: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("How long to listen to a configured serial receiver for NMEA.", valueName: "seconds"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("How long to listen to a configured serial receiver for NMEA.", valueName: "seconds"))
     var listen: Double = 2
 
     @Flag(name: .long, help: "One JSON object instead of a table.")
     var json = false
 
+    @Option(name: .long, help: ArgumentHelp("Then watch for receivers and sensors being plugged in or removed (udev hotplug) for this long, one line per change.", valueName: "seconds"))
+    var watch: Double?
+
     func run() throws {
+        try report()
+        if let watch {
+            fflush(nil)  // the report first (print is buffered when stdout is a pipe)
+            try Self.watch(seconds: watch)
+        }
+    }
+
+    /// `added`/`removed` lines from `UdevMonitor` (netlink events through udevd, or 2 s rescans without it).
+    static func watch(seconds: Double) throws {
+        let monitor = UdevMonitor(settings: { var s = UdevMonitor.Settings(); s.reportInitialDevices = false; return s }())
+        do {
+            try monitor.start(UdevMonitor.Handlers(added: { watchLine("added", $0) }, removed: { watchLine("removed", $0) },
+                                                   status: { printError("lodestar: \($0.source): \($0.state) — \($0.message ?? "")") }))
+        } catch { throw ValidationError("hotplug: \(error)") }
+        watchLine("watching (\(monitor.mode.map { "\($0)" } ?? "starting"))")
+        _ = clinux_sleep_ns(Int64(seconds * 1e9))
+        monitor.stop()
+        monitor.join()
+    }
+
+    /// One line, written at once (unbuffered), so a reader of a pipe sees each change as it happens.
+    @Sendable static func watchLine(_ what: String, _ d: DiscoveredDevice? = nil) {
+        var text = what
+        if let d { text += " \(d.subsystem) \(d.devnode ?? d.syspath) \(d.classification)" }
+        let bytes = Array((text + "\n").utf8)
+        _ = bytes.withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
+    }
+
+    func report() throws {
         var reports: [DeviceReport] = []
         // 1. Serial GNSS receivers and IIO sensors from udev/sysfs.
         do {
             for d in try UdevDiscovery.enumerate() {
                 switch d.classification {
                 case .gnssReceiver(let model):
-                    reports.append(DeviceReport(kind: "gnss", name: d.devnode ?? d.syspath, detail: model.name,
-                                                authorization: Self.access(d.devnode), available: nil, role: "location"))
+                    reports.append(Self.held(DeviceReport(kind: "gnss", name: d.devnode ?? d.syspath, detail: model.name,
+                                                          authorization: Self.access(d.devnode), available: nil, role: "location")))
                 case .possibleGNSS(let reason):
-                    reports.append(DeviceReport(kind: "serial", name: d.devnode ?? d.syspath, detail: "possible GNSS: \(reason)",
-                                                authorization: Self.access(d.devnode), available: nil, role: "location?"))
+                    reports.append(Self.held(DeviceReport(kind: "serial", name: d.devnode ?? d.syspath, detail: "possible GNSS: \(reason)",
+                                                          authorization: Self.access(d.devnode), available: nil, role: "location?")))
                 case .iioSensor, .serialPort, .ignored:
                     break
                 }
@@ -77,14 +109,15 @@ struct Devices: ParsableCommand {
             do {
                 let bus = try LinuxI2CBus(number: n)
                 let found = probeBus(bus)
+                let via = " (via \(bus.transfer); I2C_FUNCS \(bus.functionality))"
                 if found.isEmpty {
-                    reports.append(DeviceReport(kind: "i2c", name: "i2c-\(n)", detail: "no known chip answered",
+                    reports.append(DeviceReport(kind: "i2c", name: "i2c-\(n)", detail: "no known chip answered" + via,
                                                 authorization: .authorized, available: false, role: "other"))
                 }
                 for s in found {
                     let hex = "0x" + String(s.address, radix: 16)
                     let isMag = s.chip.roles.contains { "\($0)".contains("magnet") }
-                    reports.append(DeviceReport(kind: "i2c", name: "i2c-\(n):\(hex)", detail: s.description,
+                    reports.append(DeviceReport(kind: "i2c", name: "i2c-\(n):\(hex)", detail: s.description + via,
                                                 authorization: .authorized, available: true, role: isMag ? "heading" : "motion"))
                 }
             } catch {
@@ -94,7 +127,12 @@ struct Devices: ParsableCommand {
             }
         }
         // 3. Configured sources.
-        for text in gps { reports.append(checkGPS(text)) }
+        for text in gps { reports.append(Self.held(checkGPS(text))) }
+        for g in DeviceHolders.running("gpsd") where !reports.contains(where: { $0.detail.contains("pid \(g.pid)") }) {
+            reports.append(DeviceReport(kind: "gpsd", name: "pid \(g.pid)", detail: "gpsd is running: it may take receivers "
+                + "as they are plugged in (Debian's gpsd USB hotplug); run `lodestar devices` as root to see which it holds. "
+                + Self.gpsdFix, authorization: .notDetermined, available: nil, role: "other"))
+        }
         for text in imu { reports.append(checkIMU(text)) }
 
         let configuredGPS = reports.filter { $0.kind == "configured-gps" }
@@ -113,6 +151,25 @@ struct Devices: ParsableCommand {
             print("locationServicesEnabled: \(locationServicesEnabled)")
             print("headingAvailable: \(headingAvailable)")
         }
+    }
+
+    static let gpsdFix = "Stop it (sudo systemctl stop gpsd.socket gpsd; disable USBAUTO in /etc/default/gpsd) "
+        + "or read through it: --gps gpsd://localhost:2947"
+
+    /// Marks a serial device another process holds open (gpsd above all: restricted, with the fix).
+    static func held(_ report: DeviceReport) -> DeviceReport {
+        let path = report.name.split(separator: "@").first.map(String.init) ?? report.name
+        guard path.hasPrefix("/dev/") else { return report }
+        let holders = DeviceHolders.holders(of: path)
+        guard let holder = holders.first(where: { $0.command == "gpsd" }) ?? holders.first else { return report }
+        var r = report
+        if holder.command == "gpsd" {
+            r.authorization = .restricted
+            r.detail += (r.detail.isEmpty ? "" : "; ") + "held by gpsd (pid \(holder.pid)). " + gpsdFix
+        } else {
+            r.detail += (r.detail.isEmpty ? "" : "; ") + "open in \(holder)"
+        }
+        return r
     }
 
     static func access(_ path: String?) -> SourceAuthorization {
@@ -167,7 +224,7 @@ struct Devices: ParsableCommand {
                 report.authorization = .authorized
                 if let found = I2CProbe.identify(bus, address: address) {
                     report.available = true
-                    report.detail = found.description
+                    report.detail = found.description + " (via \(bus.transfer))"
                 } else {
                     report.detail = "no known chip at that address"
                 }

@@ -18,16 +18,20 @@ enum Exit {
         switch error {
         case .fileNotFound, .isDirectory: noInput
         case .permissionDenied: permission
-        case .readFailed: ioError
+        case .readFailed, .writeFailed: ioError
+        case .createFailed: cannotCreate
         case .unrecognizedFormat, .unsupportedVersion: dataError
         }
     }
 }
 
-/// Prints one clear line on stderr and exits with `code`.
-func fail(_ message: String, code: Int32) -> Never {
-    printError("lodestar: \(message)")
-    exit(code)
+/// A command's failure: one clear line for stderr and a distinct exit code. Thrown by commands and their option
+/// helpers; only the entry point (`Lodestar.main`) prints it and exits, so commands can be run in-process.
+struct CommandFailure: Error, CustomStringConvertible {
+    let message: String
+    let code: Int32
+    init(_ message: String, code: Int32) { self.message = message; self.code = code }
+    var description: String { "lodestar: \(message)" }
 }
 
 func printError(_ message: String) {

@@ -74,7 +74,7 @@ struct Field: ParsableCommand {
     func run() throws {
         let model = WorldMagneticModel.wmm2025
         if batch {
-            runBatch(model)
+            try runBatch(model)
             return
         }
         // validate() has checked these.
@@ -175,21 +175,21 @@ struct Field: ParsableCommand {
     // MARK: - Batch
 
     /// Streams standard input to standard output, one output row per input line, in constant memory.
-    func runBatch(_ model: WorldMagneticModel) {
+    func runBatch(_ model: WorldMagneticModel) throws {
         var batch = Batch(model: model)
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = chunk.withUnsafeMutableBytes { p in read(0, p.baseAddress, p.count) }
             if n < 0 {
                 if errno == EINTR { continue }
-                batch.flush()
-                fail("standard input: read failed (errno \(errno))", code: Exit.ioError)
+                try batch.flush()
+                throw CommandFailure("standard input: read failed (errno \(errno))", code: Exit.ioError)
             }
             if n == 0 { break }
-            chunk.withUnsafeBufferPointer { p in batch.feed(UnsafeBufferPointer(rebasing: p[0..<n])) }
+            try chunk.withUnsafeBufferPointer { p in try batch.feed(UnsafeBufferPointer(rebasing: p[0..<n])) }
         }
         batch.finish()
-        batch.flush()
+        try batch.flush()
         if batch.outsideValidityRows > 0 {
             printError("lodestar: warning: \(batch.outsideValidityRows) row(s) outside \(model.modelName)'s validity (\(fixed(model.validFrom, 1))–\(fixed(model.validUntil, 1))): values are extrapolated")
         }
@@ -199,7 +199,7 @@ struct Field: ParsableCommand {
                 printError("lodestar: … and \(batch.badRows - batch.firstProblems.count) more")
             }
             printError("lodestar: \(batch.badRows) of \(batch.rows) rows were bad (written as empty rows ',,,,,,,')")
-            Glibc.exit(Exit.dataError)
+            throw ExitCode(Exit.dataError)
         }
     }
 }
@@ -226,7 +226,7 @@ extension Field {
             line.reserveCapacity(Self.maximumLineBytes)
         }
 
-        mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>) {
+        mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>) throws {
             for b in bytes {
                 if b == 0x0A {
                     endLine()
@@ -236,7 +236,7 @@ extension Field {
                     lineTooLong = true
                 }
             }
-            if out.count >= 1 << 16 { flush() }
+            if out.count >= 1 << 16 { try flush() }
         }
 
         /// A last line without a newline still counts.
@@ -298,7 +298,7 @@ extension Field {
             out.append(",,,,,,,\n")
         }
 
-        mutating func flush() {
+        mutating func flush() throws {
             var failed = false
             out.withBytes { p in
                 var offset = 0
@@ -313,7 +313,7 @@ extension Field {
                 }
             }
             out.removeAll()
-            if failed { fail("standard output: write failed (errno \(errno))", code: Exit.ioError) }
+            if failed { throw CommandFailure("standard output: write failed (errno \(errno))", code: Exit.ioError) }
         }
     }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Geocoding
-import enum LocationServices.JSONText
 import LocationCore
 
 /// `lodestar reverse LAT LON` / `lodestar reverse --batch`: offline reverse geocoding (docs/geocoding.md).
@@ -46,7 +45,7 @@ struct Reverse: ParsableCommand {
         guard coordinates.count == 2 else { throw ValidationError("give LAT LON, or --batch") }
         let latText = coordinates[0], lonText = coordinates[1]
         guard let lat = Double(latText), let lon = Double(lonText), let pm = geocoder.reverse(latitude: lat, longitude: lon)
-        else { fail("reverse: bad coordinate '\(latText) \(lonText)' (need -90...90 and -360...360)", code: Exit.usage) }
+        else { throw CommandFailure("reverse: bad coordinate '\(latText) \(lonText)' (need -90...90 and -360...360)", code: Exit.usage) }
         print(json ? placemarkJSON(pm) : placemarkText(pm))
     }
 }
@@ -65,9 +64,9 @@ struct Geocode: ParsableCommand {
     @Argument(help: "Place name or address-like text.") var text: String?
     @Flag(help: "Read one query per line on standard input and write CSV.") var batch = false
     @Flag(help: "Write JSON instead of text.") var json = false
-    @Option(name: .customLong("region-hint"), help: "Bias towards LAT,LON[,RADIUS_METERS] (default radius 50 km).")
+    @Option(name: .customLong("region-hint"), parsing: .unconditional, help: "Bias towards LAT,LON[,RADIUS_METERS] (default radius 50 km).")
     var regionHint: String?
-    @Option(help: "Maximum number of results.") var limit = 5
+    @Option(parsing: .unconditional, help: "Maximum number of results.") var limit = 5
 
     func run() throws {
         let geocoder = try openGeocoder()
@@ -76,12 +75,12 @@ struct Geocode: ParsableCommand {
             let parts = h.split(separator: ",").map { Double(String($0).trimmedOf(" ")) }
             guard parts.count == 2 || parts.count == 3, let lat = parts[0], let lon = parts[1], abs(lat) <= 90, abs(lon) <= 360,
                   parts.count == 2 || (parts[2] ?? -1) > 0 else {
-                fail("geocode: bad --region-hint '\(h)' (LAT,LON[,RADIUS_METERS])", code: Exit.usage)
+                throw CommandFailure("geocode: bad --region-hint '\(h)' (LAT,LON[,RADIUS_METERS])", code: Exit.usage)
             }
             hint = CircularRegion(centerLatitudeDegrees: lat, centerLongitudeDegrees: lon,
                                   radiusMeters: parts.count == 3 ? parts[2] ?? 50_000 : 50_000)
         }
-        guard limit > 0 else { fail("geocode: --limit must be positive", code: Exit.usage) }
+        guard limit > 0 else { throw CommandFailure("geocode: --limit must be positive", code: Exit.usage) }
         if batch {
             var out = CSVWriter()
             out.row(["query", "lat", "lon", "name", "isoCountryCode", "administrativeArea"])
@@ -137,7 +136,7 @@ struct About: ParsableCommand {
 
 private func openGeocoder() throws -> Geocoder {
     do { return try Geocoder.shared() } catch {
-        fail("the bundled geocoding data is unreadable (\(error))", code: Exit.dataError)
+        throw CommandFailure("the bundled geocoding data is unreadable (\(error))", code: Exit.dataError)
     }
 }
 

@@ -9,16 +9,16 @@ struct HeadingOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("A calibration file written by `lodestar calibrate` (hard and soft iron).", valueName: "file"))
     var calibration: String?
 
-    @Option(name: .long, help: ArgumentHelp("A fixed position LAT,LON[,HEIGHT_M] for the true-north correction (WMM2025) until a GNSS fix arrives.", valueName: "lat,lon"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("A fixed position LAT,LON[,HEIGHT_M] for the true-north correction (WMM2025) until a GNSS fix arrives.", valueName: "lat,lon"))
     var location: String?
 
-    @Option(name: .long, help: ArgumentHelp("Deliver a heading only when it changed by at least this many degrees (Core Location's headingFilter).", valueName: "degrees"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Deliver a heading only when it changed by at least this many degrees (Core Location's headingFilter).", valueName: "degrees"))
     var headingFilter: Double = HeadingEstimator.Settings.default.headingFilterDegrees
 
-    @Option(name: .long, help: ArgumentHelp("Display orientation offset added to every heading (degrees, e.g. 90 for a screen in landscape).", valueName: "degrees"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Display orientation offset added to every heading (degrees, e.g. 90 for a screen in landscape).", valueName: "degrees"))
     var displayOffset: Double = 0
 
-    @Option(name: .customLong("sensor-mounting"), help: ArgumentHelp("How the magnetometer/IMU axes map onto the board (x forward, y left, z up), e.g. -y,x,z. Headings are of the board's x axis.", valueName: "axes"))
+    @Option(name: .customLong("sensor-mounting"), parsing: .unconditional, help: ArgumentHelp("How the magnetometer/IMU axes map onto the board (x forward, y left, z up), e.g. -y,x,z. Headings are of the board's x axis.", valueName: "axes"))
     var sensorMounting: String?
 
     @Flag(name: .long, help: "Do not compute headings from motion samples.")
@@ -51,7 +51,7 @@ struct HeadingOptions: ParsableArguments {
     }
 
     /// Applies the options to pipeline settings; a bad calibration file ends the run with one line (exit 65/66).
-    func apply(to settings: inout Pipeline.Settings, today: CivilDate) {
+    func apply(to settings: inout Pipeline.Settings, today: CivilDate) throws {
         guard !noHeading else { settings.heading = nil; return }
         var h = HeadingEstimator.Settings.default
         h.headingFilterDegrees = headingFilter
@@ -66,9 +66,9 @@ struct HeadingOptions: ParsableArguments {
                 while try reader.nextLine({ line, _ -> Bool in bytes += line; bytes.append(0x0A); return true }) != nil {}
                 settings.calibration = try CalibrationFile(bytes: bytes).calibration
             } catch let e as CaptureError {
-                fail(e.description, code: Exit.code(for: e))
+                throw CommandFailure(e.description, code: Exit.code(for: e))
             } catch {
-                fail("\(path): \(error)", code: Exit.dataError)
+                throw CommandFailure("\(path): \(error)", code: Exit.dataError)
             }
         }
         if let text = location, var l = Self.parseLocation(text) {

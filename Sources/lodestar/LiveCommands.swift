@@ -5,13 +5,14 @@ import Devices
 import LocationCore
 import NMEA
 import Pipeline
+import Session
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Builds live sources from specs; a bad spec is a usage error (exit 64).
 enum SourceFactory {
-    static func make(gps: [String], imu: [String], mounting: String?, gpsdMode: GPSDSource.Mode) throws -> [any LiveSource] {
+    static func make(gps: [String], imu: [String], gpsdMode: GPSDSource.Mode) throws -> [any LiveSource] {
         var sources: [any LiveSource] = []
         for (i, text) in gps.enumerated() {
             do {
@@ -62,25 +63,54 @@ enum SourceFactory {
 
 extension GPSDSource.Mode: ExpressibleByArgument {}
 
-/// Makes the stdout/FIFO sinks shared by replay and run.
-func makeSinks(_ options: OutputOptions) -> (sinks: [any OutputSink], fifo: FIFOSink?) {
+/// Makes the stdout/FIFO sinks shared by replay and run. Live, standard output never blocks the pipeline: lines
+/// that do not fit wait in a bounded queue (`liveQueueBytes`) that drops the oldest.
+func makeSinks(_ options: OutputOptions, live: Bool = false) throws -> (sinks: [any OutputSink], fifo: FIFOSink?) {
     var sinks: [any OutputSink] = []
-    if !options.fifoOnly { sinks.append(FileDescriptorSink(fd: 1)) }
+    if !options.fifoOnly { sinks.append(FileDescriptorSink(fd: 1, mode: live ? .live(maximumQueuedBytes: liveQueueBytes) : .filter)) }
     var fifo: FIFOSink?
     if let path = options.fifo {
         do { fifo = try FIFOSink(path: path) } catch {
-            fail(error.description, code: error.isPermissionDenied ? Exit.permission : Exit.cannotCreate)
+            throw CommandFailure(error.description, code: error.isPermissionDenied ? Exit.permission : Exit.cannotCreate)
         }
         if let fifo { sinks.append(fifo) }
     }
     return (sinks, fifo)
 }
 
-/// Counts what a live session produced, for the end summary.
-final class SessionCounter {
+/// The live standard-output queue: 256 KB of whole lines (about 1,000 fixes) before the oldest are dropped.
+let liveQueueBytes = 256 * 1024
+
+/// The first sink whose write failed (not a reader that left), for exit 74.
+func failedSink(_ sinks: [any OutputSink]) -> (any OutputSink)? { sinks.first { $0.failure != nil } }
+
+/// Reports newly failed sinks once each: on stderr and as a `status` event on the outputs that still work.
+final class SinkWatcher {
+    let sinks: [any OutputSink]
+    private var reported = Set<ObjectIdentifier>()
+    init(sinks: [any OutputSink]) { self.sinks = sinks }
+
+    func check(pipeline: Pipeline?, echo: Bool) {
+        for s in sinks {
+            guard let f = s.failure, !reported.contains(ObjectIdentifier(s)) else { continue }
+            reported.insert(ObjectIdentifier(s))
+            printError("lodestar: \(f.description)")
+            pipeline?.emit(.status(StatusReport(source: "output", state: .unavailable, message: f.description)))
+            pipeline?.flush()
+        }
+    }
+
+    /// Every sink is broken: nothing can be delivered any more.
+    var allBroken: Bool { !sinks.isEmpty && sinks.allSatisfy(\.isBroken) }
+}
+
+/// Counts what a live session produced, for the end summary, and echoes status changes on stderr.
+final class SessionCounter: OutputEventConsumer {
     var fixes = 0
     var statuses = 0
-    func observe(_ e: OutputEvent, echoStatus: Bool) {
+    let echoStatus: Bool
+    init(echoStatus: Bool) { self.echoStatus = echoStatus }
+    func consume(_ e: OutputEvent) {
         switch e {
         case .fix: fixes += 1
         case .status(let s):
@@ -95,9 +125,10 @@ struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the live pipeline: GNSS receivers (serial or gpsd) and motion sensors (I2C or IIO) to stdout or a FIFO.",
         discussion: """
-        The same pipeline as replay, fed by live sources, each on its own thread. Sources that fail (unplugged, \
+        The same session as replay, fed by live sources, each on its own thread. Sources that fail (unplugged, \
         gpsd restarted, I2C errors) report `status` events, retry with backoff and resume; the rest keeps running. \
-        SIGINT/SIGTERM flush and close outputs and captures.
+        SIGINT/SIGTERM flush and close outputs and captures. With --record, `lodestar replay` of the capture prints \
+        byte for byte what this run printed (status and availability included).
 
         Examples:
           lodestar run --gps /dev/ttyACM0@9600
@@ -112,11 +143,14 @@ struct Run: ParsableCommand {
     @OptionGroup var smoothingOptions: SmoothingOptions
     @OptionGroup(title: "Location services") var serviceOptions: ServiceOptions
 
-    @Option(name: .long, help: "With gpsd://: relay gpsd's raw NMEA (nmea, default; parsed by Lodestar) or take gpsd's own fixes (json).")
+    @Option(name: .long, help: "With gpsd://: relay gpsd's raw NMEA (nmea, default; parsed by Lodestar) or take gpsd's own fixes (json; recorded as F records).")
     var gpsdMode: GPSDSource.Mode = .nmea
 
     @Option(name: .long, help: ArgumentHelp("Also record every raw event into this Lodestar capture.", valueName: "file"))
     var record: String?
+
+    @Flag(name: .long, help: "Accept NMEA sentences without a checksum (a wrong checksum is always rejected); recorded in the capture.")
+    var lenient = false
 
     @Flag(name: .long, help: "Do not echo source status changes and the summary on standard error.")
     var quiet = false
@@ -125,66 +159,81 @@ struct Run: ParsableCommand {
         clinux_install_stop_handlers()
         clinux_ignore_sigpipe()
         let resolved = try live.resolved()
-        let sources = try SourceFactory.make(gps: resolved.gps, imu: resolved.imu, mounting: resolved.mounting, gpsdMode: gpsdMode)
+        let sources = try SourceFactory.make(gps: resolved.gps, imu: resolved.imu, gpsdMode: gpsdMode)
         var options = outputOptions
         if options.fifo == nil, let f = resolved.settings["fifo"] { options.fifo = f }
         if let o = resolved.settings["output"], options.output == .json {
             guard let format = OutputFormat(rawValue: o) else { throw ValidationError("config: output must be json, gpsd or nmea") }
             options.output = format
         }
-        let (sinks, fifo) = makeSinks(options)
-        let live = LiveHTTP.start(options.http)
-        var settings = Pipeline.Settings()
-        settings.emitSky = !options.noSky
-        settings.passthrough = options.passthrough
-        settings.flushEveryEvent = true
-        settings.referenceDate = CivilDate(daysSinceEpochFromClock: clinux_realtime_ns())
-        settings.externalFixProviders.insert("gpsd")
-        headingOptions.apply(to: &settings, today: CivilDate(daysSinceEpochFromClock: clinux_realtime_ns()))
-        try smoothingOptions.apply(to: &settings)
-        if options.placemark { settings.placemarkProvider = PlacemarkOption.provider() }
-        settings.locationSourceNames = Set(sources.map(\.name).filter { $0.hasPrefix("gps") })
-        settings.headingSourceNames = Set(sources.map(\.name).filter { $0.hasPrefix("imu") })
-        let pipeline = Pipeline(settings: settings, encoder: makeEncoder(options.output), sinks: sinks)
-        pipeline.services = serviceOptions.makeStage()
-        let counter = SessionCounter()
-        let echo = !quiet
-        pipeline.observer = { counter.observe($0, echoStatus: echo); live?.hub.observe($0) }
-        var recorder: CaptureWriter?
-        if let record {
-            do {
-                recorder = try CaptureWriter(path: record)
-                try recorder?.writeHeader(LiveRunner.captureHeader(sources: sources, extra: mountingHeader(resolved.mounting)))
-            } catch {
-                fail(error.description, code: Exit.cannotCreate)
-            }
-        }
-        let runner = LiveRunner(sources: sources, pipeline: pipeline, recorder: recorder)
-        do { try runner.run() } catch { fail(error.description, code: Exit.ioError) }
-        serviceOptions.saveState(pipeline.services)
+        let (sinks, fifo) = try makeSinks(options, live: true)
+        let queue = LiveEventQueue(sources: sources)
+        let summary = try runLive(queue: queue, options: options, mounting: resolved.mounting, sinks: sinks,
+                                  consumers: try makeConsumers(options))
         fifo?.close()
-        live?.server.stop()
+        LiveHTTP.stop()
         if !quiet {
-            var line = "lodestar: run: \(counter.fixes) fixes"
+            var line = "lodestar: run: \(summary.fixes) fixes"
             if let fifo, fifo.droppedLines > 0 { line += ", \(fifo.droppedLines) FIFO lines dropped (no reader or pipe full)" }
-            if runner.dropped > 0 { line += ", \(runner.dropped) events dropped (pipeline behind)" }
+            if let out = sinks.first as? FileDescriptorSink, out.droppedLines > 0 {
+                line += ", \(out.droppedLines) stdout lines dropped (\(out.droppedOldestLines) oldest from the full queue)"
+            }
+            if queue.dropped > 0 { line += ", \(queue.dropped) events dropped (pipeline behind)" }
             printError(line)
         }
         let sig = clinux_stop_requested()
         if sig != 0 { throw ExitCode(128 + sig) }
+        if failedSink(sinks) != nil { throw ExitCode(Exit.ioError) }
     }
-}
 
-func mountingHeader(_ mounting: String?) -> [(key: String, value: String)] {
-    mounting.map { [("mounting", "axes=\($0)")] } ?? []
+    /// The live session (separate from `run()` so tests drive it with their own sources, sinks and consumers).
+    func runLive(queue: LiveEventQueue, options: OutputOptions, mounting: String?, sinks: [any OutputSink],
+                 consumers: [any OutputEventConsumer], shouldStop: @escaping () -> Bool = { false }) throws -> SessionCounter {
+        let today = queue.clock.date
+        var settings = Pipeline.Settings()
+        settings.emitSky = !options.noSky
+        settings.passthrough = options.passthrough
+        settings.flushEveryEvent = true
+        try headingOptions.apply(to: &settings, today: today)
+        try smoothingOptions.apply(to: &settings)
+        if options.placemark { settings.placemarkProvider = try PlacemarkOption.provider() }
+        let configuration = SessionConfiguration.live(
+            sourceNames: queue.sources.map(\.name), mounting: mounting ?? headingOptions.sensorMounting, lenient: lenient,
+            calibration: headingOptions.calibration != nil ? settings.calibration : nil, clock: queue.clock)
+        let session = SessionRunner(settings: settings, configuration: configuration, today: today,
+                                    encoder: makeEncoder(options.output), sinks: sinks)
+        session.services = try serviceOptions.makeStage()
+        let counter = SessionCounter(echoStatus: !quiet)
+        session.consumers = [counter] + consumers
+        if let record {
+            do {
+                session.recorder = try CaptureRecorder(path: record, sourceHeader: queue.captureHeader(), configuration: configuration)
+            } catch {
+                throw CommandFailure(error.description, code: error == .permissionDenied(path: record) ? Exit.permission : Exit.cannotCreate)
+            }
+        }
+        let watcher = SinkWatcher(sinks: sinks)
+        do {
+            try session.run(.live(queue), shouldStop: {
+                watcher.check(pipeline: session.pipeline, echo: !quiet)
+                return clinux_stop_requested() != 0 || watcher.allBroken || shouldStop()
+            })
+        } catch {
+            throw CommandFailure(error.description, code: Exit.code(for: error))
+        }
+        watcher.check(pipeline: nil, echo: !quiet)
+        try serviceOptions.saveState(session.services)
+        return counter
+    }
 }
 
 struct Record: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Record live sources into a Lodestar capture (every raw event with its timestamps), for replay.",
         discussion: """
-        The capture holds NMEA bytes exactly as received and raw sensor counts with their scale, plus a header with \
-        the sources, the clock pairing and the mounting; `lodestar replay FILE` reproduces the live output. \
+        The capture holds NMEA bytes exactly as received, raw sensor counts with their scale, status changes and \
+        gpsd's fixes (JSON mode), plus a header with the sources, the clock pairing and the session configuration \
+        (mounting, source roles, lenient framing, reference date); `lodestar replay FILE` reproduces the live output. \
         Records are written as whole lines: SIGINT/SIGTERM never leave a truncated record.
 
         Example: lodestar record --gps /dev/ttyACM0@38400 --imu i2c:1:0x1e drive.lcap
@@ -195,11 +244,14 @@ struct Record: ParsableCommand {
 
     @OptionGroup var live: LiveOptions
 
-    @Option(name: .long, help: "With gpsd://: nmea (default; recorded raw) or json (gpsd's fixes; not recorded: use nmea to record).")
+    @Option(name: .long, help: "With gpsd://: nmea (default; recorded raw) or json (gpsd's fixes, recorded as F records).")
     var gpsdMode: GPSDSource.Mode = .nmea
 
-    @Option(name: .long, help: ArgumentHelp("Stop after this many seconds (default: until SIGINT/SIGTERM).", valueName: "seconds"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Stop after this many seconds (default: until SIGINT/SIGTERM).", valueName: "seconds"))
     var duration: Double?
+
+    @Flag(name: .long, help: "Accept NMEA sentences without a checksum; recorded in the capture for replay.")
+    var lenient = false
 
     @Flag(name: .long, help: "Do not echo source status changes on standard error.")
     var quiet = false
@@ -212,26 +264,28 @@ struct Record: ParsableCommand {
         clinux_install_stop_handlers()
         clinux_ignore_sigpipe()
         let resolved = try live.resolved()
-        let sources = try SourceFactory.make(gps: resolved.gps, imu: resolved.imu, mounting: resolved.mounting, gpsdMode: gpsdMode)
-        let writer: CaptureWriter
+        let sources = try SourceFactory.make(gps: resolved.gps, imu: resolved.imu, gpsdMode: gpsdMode)
+        let queue = LiveEventQueue(sources: sources)
+        let configuration = SessionConfiguration.live(sourceNames: sources.map(\.name), mounting: resolved.mounting,
+                                                      lenient: lenient, calibration: nil, clock: queue.clock)
+        let recorder: CaptureRecorder
         do {
-            writer = try CaptureWriter(path: output)
-            try writer.writeHeader(LiveRunner.captureHeader(sources: sources, extra: mountingHeader(resolved.mounting)))
+            recorder = try CaptureRecorder(path: output, sourceHeader: queue.captureHeader(), configuration: configuration)
         } catch {
-            fail(error.description, code: error == .permissionDenied(path: output) ? Exit.permission : Exit.cannotCreate)
+            throw CommandFailure(error.description, code: error == .permissionDenied(path: output) ? Exit.permission : Exit.code(for: error))
         }
-        var settings = Pipeline.Settings()
-        settings.referenceDate = CivilDate(daysSinceEpochFromClock: clinux_realtime_ns())
-        let pipeline = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
-        let counter = SessionCounter()
-        let echo = !quiet
-        pipeline.observer = { counter.observe($0, echoStatus: echo) }
-        let runner = LiveRunner(sources: sources, pipeline: pipeline, recorder: writer)
+        let session = SessionRunner(settings: Pipeline.Settings(), configuration: configuration, today: queue.clock.date,
+                                    encoder: LodestarJSONEncoder(), sinks: [])
+        session.recorder = recorder
+        let counter = SessionCounter(echoStatus: !quiet)
+        session.consumers = [counter]
         let deadline = duration.map { clinux_monotonic_ns() + Int64($0 * 1e9) }
         do {
-            try runner.run(shouldStop: { deadline.map { clinux_monotonic_ns() >= $0 } ?? false })
+            try session.run(.live(queue), shouldStop: {
+                clinux_stop_requested() != 0 || deadline.map { clinux_monotonic_ns() >= $0 } ?? false
+            })
         } catch {
-            fail(error.description, code: Exit.ioError)
+            throw CommandFailure(error.description, code: Exit.code(for: error))
         }
         if !quiet { printError("lodestar: record: \(output): \(counter.fixes) fixes seen") }
         let sig = clinux_stop_requested()

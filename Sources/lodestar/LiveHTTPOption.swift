@@ -24,25 +24,35 @@ enum LiveHTTP {
         return (host, port)
     }
 
-    /// Starts the server (exit 73 with one line when it cannot listen) and returns the hub to observe events with.
-    static func start(_ spec: String?) -> (hub: LiveHub, server: LiveServer)? {
+    /// The running server of this process (one per command).
+    nonisolated(unsafe) static var current: LiveServer?
+
+    /// Starts the server (exit 73 with one line when it cannot listen) and returns the hub: the output-event
+    /// consumer that feeds the page.
+    static func start(_ spec: String?) throws -> LiveHub? {
         guard let spec, let (host, port) = parse(spec) else { return nil }
         let hub = LiveHub()
         do {
             let server = try LiveServer.start(hub: hub, host: host, port: port)
             let shown = host.contains(":") ? "[\(host)]" : host
             printError("lodestar: live page at http://\(shown):\(server.port)/")
-            return (hub, server)
+            current = server
+            return hub
         } catch {
-            fail("--http \(spec): \(error.description)", code: Exit.cannotCreate)
+            throw CommandFailure("--http \(spec): \(error.description)", code: Exit.cannotCreate)
         }
     }
 
     /// After a replay: keep serving the page until SIGINT/SIGTERM.
-    static func lingerUntilStopped(_ live: (hub: LiveHub, server: LiveServer)?, quiet: Bool) {
-        guard let live else { return }
-        if !quiet { printError("lodestar: replay finished; the live page stays at port \(live.server.port) until interrupted") }
+    static func lingerUntilStopped(quiet: Bool) {
+        guard let server = current else { return }
+        if !quiet { printError("lodestar: replay finished; the live page stays at port \(server.port) until interrupted") }
         while clinux_stop_requested() == 0 { _ = clinux_sleep_ns(50_000_000) }
-        live.server.stop()
+        stop()
+    }
+
+    static func stop() {
+        current?.stop()
+        current = nil
     }
 }

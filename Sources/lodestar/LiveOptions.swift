@@ -21,10 +21,10 @@ struct LiveOptions: ParsableArguments {
         """, valueName: "spec"))
     var imu: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Sensor mounting: how the sensor's axes map to the board's (x forward, y left, z up), e.g. 'x,y,z' (identity) or '-y,x,z'. Recorded in captures; used by the heading stack.", valueName: "axes"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Sensor mounting: how the sensor's axes map to the board's (x forward, y left, z up), e.g. 'x,y,z' (identity) or '-y,x,z'. Recorded in captures; used by the heading stack.", valueName: "axes"))
     var mounting: String?
 
-    @Option(name: .long, help: ArgumentHelp("A config file of `key = value` lines (gps, imu, mounting, output, fifo); repeated keys add sources; command-line flags are added to it. See docs/cli.md.", valueName: "file"))
+    @Option(name: .long, help: ArgumentHelp("A config file of `option = value` lines, each standing for `--option value` (any option of this command; flags as `option = true`); repeated keys add sources; options after it on the command line win or are added. See docs/deployment.md.", valueName: "file"))
     var config: String?
 
     /// Sources from the config file followed by the flags.
@@ -70,7 +70,7 @@ enum ConfigFile {
     static func read(_ path: String) throws -> [(String, String)] {
         let reader: LineReader
         do { reader = LineReader(source: try ByteSource(path: path)) } catch {
-            fail(error.description, code: Exit.code(for: error))
+            throw CommandFailure(error.description, code: Exit.code(for: error))
         }
         var out: [(String, String)] = []
         while let line = try reader.nextLine({ bytes, _ in String(decoding: bytes, as: UTF8.self) }) {

@@ -19,6 +19,9 @@ struct Lodestar: ParsableCommand {
         subcommands: [Replay.self, Run.self, Record.self, Devices.self, Calibrate.self, Field.self, Simulate.self, MapCommand.self, Export.self,
                       Reverse.self, Geocode.self, About.self]
     )
+
+    /// `--config FILE` expands into the options it stands for before parsing (ConfigArguments.swift).
+    static func main() { main(ConfigArguments.expand(Array(CommandLine.arguments.dropFirst()))) }
 }
 
 enum LodestarVersion {

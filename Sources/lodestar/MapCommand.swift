@@ -48,7 +48,7 @@ struct MapCommand: ParsableCommand {
     }
 
     func run() throws {
-        let data = inputOptions.loader.load()
+        let data = try inputOptions.loader.load()
         if data.raw.isEmpty && data.smoothed.isEmpty {
             printError("lodestar: \(inputOptions.input): no fixes with a position; drawing an empty map")
         }
@@ -57,7 +57,7 @@ struct MapCommand: ParsableCommand {
         style.title = title
         let renderer = MapRenderer(data, style: style)
         let asSVG = svg || output.lowercased().hasSuffix(".svg")
-        writeWholeFile(output, asSVG ? renderer.svg() : renderer.html())
+        try writeWholeFile(output, asSVG ? renderer.svg() : renderer.html())
     }
 }
 
@@ -110,16 +110,16 @@ struct Export: ParsableCommand {
         if regionsOnly, let path = regions {
             do {
                 let list = try RegionIO.parse(try ServiceOptions.readFile(path))
-                writeWholeFile(output, RegionIO.geoJSON(list))
-            } catch let e as CaptureError { fail(e.description, code: Exit.code(for: e)) }
-            catch { fail("\(path): \(error)", code: Exit.dataError) }
+                try writeWholeFile(output, RegionIO.geoJSON(list))
+            } catch let e as CaptureError { throw CommandFailure(e.description, code: Exit.code(for: e)) }
+            catch { throw CommandFailure("\(path): \(error)", code: Exit.dataError) }
             return
         }
-        let data = TrackLoader(input: input!, format: inputFormat, regions: regions).load()
+        let data = try TrackLoader(input: input!, format: inputFormat, regions: regions).load()
         if data.raw.isEmpty && data.smoothed.isEmpty {
             printError("lodestar: \(input!): no fixes with a position")
         }
-        writeWholeFile(output, TrackExporter.export(data, format: format, tracks: track, name: input!))
+        try writeWholeFile(output, TrackExporter.export(data, format: format, tracks: track, name: input!))
     }
 }
 

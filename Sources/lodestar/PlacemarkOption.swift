@@ -13,10 +13,10 @@ enum PlacemarkOption {
         init(_ t: PlacemarkTracker) { tracker = t }
     }
 
-    static func provider() -> (@Sendable (Location) -> PlacemarkSummary?) {
+    static func provider() throws -> (@Sendable (Location) -> PlacemarkSummary?) {
         let geocoder: Geocoder
         do { geocoder = try Geocoder.shared() } catch {
-            fail("--placemark: the bundled geocoding data cannot be read (\(error))", code: Exit.dataError)
+            throw CommandFailure("--placemark: the bundled geocoding data cannot be read (\(error))", code: Exit.dataError)
         }
         let box = Box(PlacemarkTracker(geocoder: geocoder))
         return { location in

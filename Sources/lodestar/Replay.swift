@@ -5,6 +5,7 @@ import Devices
 import LocationCore
 import NMEA
 import Pipeline
+import Session
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -68,7 +69,7 @@ struct Replay: ParsableCommand {
     @Flag(name: .long, help: "Replay at recorded pace (same as --speed 1).")
     var realtime = false
 
-    @Option(name: .long, help: ArgumentHelp("Replay at this multiple of recorded pace (e.g. 10). Default: as fast as possible.", valueName: "factor"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Replay at this multiple of recorded pace (e.g. 10). Default: as fast as possible.", valueName: "factor"))
     var speed: Double?
 
     @Flag(name: .long, help: "Accept NMEA sentences without a checksum (a wrong checksum is always rejected).")
@@ -91,8 +92,16 @@ struct Replay: ParsableCommand {
     func run() throws {
         clinux_install_stop_handlers()
         clinux_ignore_sigpipe()
-        let (sinks, fifo) = makeSinks(outputOptions)
-        let live = LiveHTTP.start(outputOptions.http)
+        let (sinks, fifo) = try makeSinks(outputOptions)
+        try replay(sinks: sinks, fifo: fifo, consumers: try makeConsumers(outputOptions))
+        LiveHTTP.lingerUntilStopped(quiet: quiet)
+        let sig = clinux_stop_requested()
+        if sig != 0 { throw ExitCode(128 + sig) }
+        if let failed = failedSink(sinks), let f = failed.failure { throw CommandFailure(f.description, code: Exit.ioError) }
+    }
+
+    /// The replay itself (separate from `run()` so tests drive it in-process with their own sinks).
+    func replay(sinks: [any OutputSink], fifo: FIFOSink?, consumers: [any OutputEventConsumer]) throws {
         // Open every file first so a bad argument fails before any output.
         var readers: [(String, any CaptureReader)] = []
         let pace = realtime ? 1.0 : speed
@@ -100,49 +109,42 @@ struct Replay: ParsableCommand {
             do {
                 readers.append((file, try CaptureDetector.open(path: file, format: format, lineEvents: pace != nil)))
             } catch {
-                fail(error.description, code: Exit.code(for: error))
+                throw CommandFailure(error.description, code: Exit.code(for: error))
             }
         }
         let today = CivilDate(daysSinceEpochFromClock: clinux_realtime_ns())
         var totals = ReplaySummary()
-        let services = serviceOptions.makeStage()
+        let services = try serviceOptions.makeStage()
+        var settings = Pipeline.Settings()
+        settings.emitSky = !outputOptions.noSky
+        settings.passthrough = outputOptions.passthrough
+        settings.flushEveryEvent = pace != nil
+        try headingOptions.apply(to: &settings, today: today)
+        try smoothingOptions.apply(to: &settings)
+        if outputOptions.placemark { settings.placemarkProvider = try PlacemarkOption.provider() }
+        // What the command line says explicitly overrides the capture's recorded session configuration.
+        var configuration = SessionConfiguration()
+        if lenient { configuration.lenient = true }
+        configuration.referenceDate = referenceDate.flatMap(parseISODate)
+        if headingOptions.calibration != nil { configuration.calibration = settings.calibration }
+        configuration.mounting = headingOptions.sensorMounting
         for (file, reader) in readers {
-            var settings = Pipeline.Settings()
-            settings.framer = NMEAFramer.Options(acceptMissingChecksum: lenient)
-            settings.emitSky = !outputOptions.noSky
-            settings.passthrough = outputOptions.passthrough
-            settings.flushEveryEvent = pace != nil
-            headingOptions.apply(to: &settings, today: today)
-            try smoothingOptions.apply(to: &settings)
-            if outputOptions.placemark { settings.placemarkProvider = PlacemarkOption.provider() }
-            let encoder = makeEncoder(outputOptions.output)
-            var pipeline: Pipeline?
-            var pacer = Pacer(speed: pace)
+            let session = SessionRunner(settings: settings, configuration: configuration, today: today,
+                                        encoder: makeEncoder(outputOptions.output), sinks: sinks)
+            session.services = services
+            session.speed = pace
+            session.consumers = consumers
             do {
-                while let event = try reader.next() {
-                    if clinux_stop_requested() != 0 { break }
-                    if pipeline == nil {
-                        settings.referenceDate = reader.header.referenceDate ?? referenceDate.flatMap(parseISODate) ?? today
-                        pipeline = Pipeline(settings: settings, encoder: encoder, sinks: sinks)
-                        pipeline?.services = services
-                        if let hub = live?.hub { pipeline?.observer = { hub.observe($0) } }
-                    }
-                    guard let p = pipeline else { break }
-                    pacer.wait(for: event, lastFixTime: p.lastFixTime)
-                    p.process(event)
-                    if p.allSinksBroken { break }
-                }
+                try session.run(.capture(reader), shouldStop: { clinux_stop_requested() != 0 || failedSink(sinks) != nil })
             } catch {
-                pipeline?.finish()
-                fail(error.description, code: Exit.code(for: error))
+                throw CommandFailure(error.description, code: Exit.code(for: error))
             }
-            pipeline?.finish()
-            let summary = ReplaySummary(file: file, reader: reader, pipeline: pipeline)
+            let summary = ReplaySummary(file: file, reader: reader, pipeline: session.pipeline)
             if !quiet { printError(summary.line(prefix: "lodestar: \(file)")) }
             totals.add(summary)
-            if clinux_stop_requested() != 0 || (pipeline?.allSinksBroken ?? false) { break }
+            if clinux_stop_requested() != 0 || (session.pipeline?.allSinksBroken ?? false) || failedSink(sinks) != nil { break }
         }
-        serviceOptions.saveState(services)
+        try serviceOptions.saveState(services)
         if let fifo {
             if !quiet && fifo.droppedLines > 0 {
                 printError("lodestar: FIFO \(fifo.path): \(fifo.droppedLines) lines dropped while no reader was attached or the pipe was full")
@@ -150,9 +152,6 @@ struct Replay: ParsableCommand {
             fifo.close()
         }
         if !quiet && readers.count > 1 { printError(totals.line(prefix: "lodestar: total")) }
-        LiveHTTP.lingerUntilStopped(live, quiet: quiet)
-        let sig = clinux_stop_requested()
-        if sig != 0 { throw ExitCode(128 + sig) }
     }
 }
 
@@ -162,35 +161,3 @@ extension CivilDate {
     }
 }
 
-/// Paces replay: by recorded monotonic stamps when the capture has them, else by the fixes' UTC times.
-struct Pacer {
-    let speed: Double?
-    private var firstEventNanos: Int64?
-    private var wallStart: Int64 = 0
-    private var lastFix: Timestamp?
-    private var lastFixWall: Int64 = 0
-
-    init(speed: Double?) { self.speed = speed }
-
-    mutating func wait(for event: SensorEvent, lastFixTime: Timestamp?) {
-        guard let speed else { return }
-        let now = clinux_monotonic_ns()
-        if let t = event.monotonicNanos {
-            guard let first = firstEventNanos else { firstEventNanos = t; wallStart = now; return }
-            let due = wallStart + Int64(Double(t - first) / speed)
-            if due > now { _ = clinux_sleep_ns(due - now) }
-        } else if let fix = lastFixTime {
-            // NMEA logs carry no receive times: keep the fixes' spacing.
-            if let previous = lastFix, fix > previous {
-                let gap = Double(fix.nanosecondsSince1970 - previous.nanosecondsSince1970) / speed
-                let due = lastFixWall + Int64(min(gap, 10e9))
-                if due > now { _ = clinux_sleep_ns(due - now) }
-                lastFixWall = max(due, now)
-                lastFix = fix
-            } else if lastFix == nil {
-                lastFix = fix
-                lastFixWall = now
-            }
-        }
-    }
-}

@@ -19,25 +19,25 @@ struct ServiceOptions: ParsableArguments {
     @Flag(name: .long, help: "Emit visit events (arrivals and departures; a dwell of --visit-min-dwell seconds within 50 m).")
     var visits = false
 
-    @Option(name: .long, help: ArgumentHelp("Shortest dwell that counts as a visit (default 120 s; shorter stops such as traffic lights are ignored).", valueName: "seconds"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Shortest dwell that counts as a visit (default 120 s; shorter stops such as traffic lights are ignored).", valueName: "seconds"))
     var visitMinDwell: Double?
 
     @Flag(name: .long, help: "Emit significant-change events (moved ≥ --significant-change-distance metres, debounced against accuracy).")
     var significantChanges = false
 
-    @Option(name: .long, help: ArgumentHelp("Distance for --significant-changes (default 500 m).", valueName: "metres"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Distance for --significant-changes (default 500 m).", valueName: "metres"))
     var significantChangeDistance: Double?
 
-    @Option(name: .long, help: ArgumentHelp("Deliver a fix only when it is at least this far from the last delivered fix (Core Location's distanceFilter).", valueName: "metres"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Deliver a fix only when it is at least this far from the last delivered fix (Core Location's distanceFilter).", valueName: "metres"))
     var distanceFilter: Double?
 
     @Option(name: .long, help: ArgumentHelp("Core Location's desiredAccuracy: bestForNavigation, best, nearestTenMeters, hundredMeters, kilometer, threeKilometers (or navigation, 10m, 100m, 1km, 3km).", valueName: "name"))
     var desiredAccuracy: String?
 
-    @Option(name: .long, help: ArgumentHelp("Deliver fixes in batches once the path reaches this many metres (deferred delivery).", valueName: "metres"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Deliver fixes in batches once the path reaches this many metres (deferred delivery).", valueName: "metres"))
     var deferDistance: Double?
 
-    @Option(name: .long, help: ArgumentHelp("Deliver fixes in batches at most this many seconds apart (deferred delivery).", valueName: "seconds"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Deliver fixes in batches at most this many seconds apart (deferred delivery).", valueName: "seconds"))
     var deferSeconds: Double?
 
     func validate() throws {
@@ -64,7 +64,7 @@ struct ServiceOptions: ParsableArguments {
 
     /// The services stage for these options (nil when none is asked for). Bad files end the run with one line:
     /// missing 66, unreadable 74/77, malformed 65.
-    func makeStage() -> LocationServicesStage? {
+    func makeStage() throws -> LocationServicesStage? {
         var s = LocationServicesStage.Settings()
         if distanceFilter != nil || desiredAccuracy != nil {
             s.updatePolicy = LocationUpdatePolicy(desiredAccuracy: desiredAccuracy.flatMap(DesiredAccuracy.init(name:)) ?? .bestForNavigation,
@@ -80,9 +80,9 @@ struct ServiceOptions: ParsableArguments {
         s.deferSeconds = deferSeconds
         if let path = regions {
             do { s.regions = try RegionIO.parse(Self.readFile(path)) } catch let e as CaptureError {
-                fail(e.description, code: Exit.code(for: e))
+                throw CommandFailure(e.description, code: Exit.code(for: e))
             } catch {
-                fail("\(path): \(error)", code: Exit.dataError)
+                throw CommandFailure("\(path): \(error)", code: Exit.dataError)
             }
         }
         guard s.updatePolicy != nil || s.significantChangeMeters != nil || s.visits != nil || s.defers || !s.regions.isEmpty
@@ -92,19 +92,22 @@ struct ServiceOptions: ParsableArguments {
             do {
                 if access(path, F_OK) == 0 { try stage.restoreRegionState(Self.readFile(path)) }
             } catch let e as CaptureError {
-                fail(e.description, code: Exit.code(for: e))
+                throw CommandFailure(e.description, code: Exit.code(for: e))
             } catch {
-                fail("\(path): \(error)", code: Exit.dataError)
+                throw CommandFailure("\(path): \(error)", code: Exit.dataError)
             }
-            stage.regionStateChanged = { Self.writeState($0, to: path) }
+            // A failed write mid-run is reported and retried at the next change; the final save decides the exit.
+            stage.regionStateChanged = { monitor in
+                do { try Self.writeState(monitor, to: path) } catch { printError("\(error)") }
+            }
         }
         return stage
     }
 
     /// Writes the region state at the end of a run.
-    func saveState(_ stage: LocationServicesStage?) {
+    func saveState(_ stage: LocationServicesStage?) throws {
         guard let stage, let path = regionState else { return }
-        Self.writeState(stage.regions, to: path)
+        try Self.writeState(stage.regions, to: path)
     }
 
     static func readFile(_ path: String) throws(CaptureError) -> [UInt8] {
@@ -119,12 +122,12 @@ struct ServiceOptions: ParsableArguments {
     }
 
     /// Replaces the file atomically (write a temporary file beside it, then rename).
-    static func writeState(_ monitor: RegionMonitor, to path: String) {
+    static func writeState(_ monitor: RegionMonitor, to path: String) throws {
         let bytes = monitor.encodeState()
         let tmp = path + ".tmp"
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            fail("\(path): cannot write region state (\(String(cString: strerror(errno))))",
+            throw CommandFailure("\(path): cannot write region state (\(String(cString: strerror(errno))))",
                  code: errno == EACCES || errno == EPERM ? Exit.permission : Exit.cannotCreate)
         }
         var offset = 0
@@ -140,7 +143,7 @@ struct ServiceOptions: ParsableArguments {
         close(fd)
         guard ok, rename(tmp, path) == 0 else {
             unlink(tmp)
-            fail("\(path): cannot write region state (\(String(cString: strerror(errno))))", code: Exit.ioError)
+            throw CommandFailure("\(path): cannot write region state (\(String(cString: strerror(errno))))", code: Exit.ioError)
         }
     }
 }

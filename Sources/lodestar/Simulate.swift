@@ -16,16 +16,16 @@ struct Simulate: ParsableCommand {
     @Argument(help: ArgumentHelp("Where to write the Lodestar capture ('-' for standard output).", valueName: "file"))
     var output: String
 
-    @Option(name: .long, help: "Random seed.")
+    @Option(name: .long, parsing: .unconditional, help: "Random seed.")
     var seed: UInt64 = RouteSimulator.Settings.default.seed
 
-    @Option(name: .long, help: ArgumentHelp("Length of the drive in seconds.", valueName: "seconds"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Length of the drive in seconds.", valueName: "seconds"))
     var duration: Double = RouteSimulator.Settings.default.durationSeconds
 
-    @Option(name: .long, help: ArgumentHelp("GNSS fix rate.", valueName: "Hz"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("GNSS fix rate.", valueName: "Hz"))
     var gnssRate: Double = RouteSimulator.Settings.default.gnssRateHz
 
-    @Option(name: .long, help: ArgumentHelp("Magnetometer/accelerometer sample rate.", valueName: "Hz"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Magnetometer/accelerometer sample rate.", valueName: "Hz"))
     var imuRate: Double = RouteSimulator.Settings.default.imuRateHz
 
     @Option(name: .long, help: ArgumentHelp("Also write the ground truth as CSV here.", valueName: "file"))
@@ -66,7 +66,7 @@ struct Simulate: ParsableCommand {
                 try out.close()
             }
         } catch {
-            fail(error.description, code: error == .permissionDenied(path: output) ? Exit.permission : Exit.cannotCreate)
+            throw CommandFailure(error.description, code: error == .permissionDenied(path: output) ? Exit.permission : Exit.cannotCreate)
         }
         if let truth {
             do {
@@ -74,7 +74,7 @@ struct Simulate: ParsableCommand {
                 try w.writeRaw(RouteSimulator.truthCSV(truthRows))
                 try w.close()
             } catch {
-                fail(error.description, code: Exit.cannotCreate)
+                throw CommandFailure(error.description, code: Exit.cannotCreate)
             }
         }
     }

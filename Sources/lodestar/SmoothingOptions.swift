@@ -10,7 +10,7 @@ struct SmoothingOptions: ParsableArguments {
     @Flag(name: .long, help: "Core Location's pausesLocationUpdatesAutomatically: while stationary only the first fix is output; updates resume on motion.")
     var pauseWhenStationary = false
 
-    @Option(name: .long, help: ArgumentHelp("Dead-reckon through GNSS outages for at most this long, then report no fix (default 30).", valueName: "seconds"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Dead-reckon through GNSS outages for at most this long, then report no fix (default 30).", valueName: "seconds"))
     var maxOutage: Double?
 
     @Option(name: .long, help: ArgumentHelp("Smoother settings as `key = value` lines (keys: the PositionSmoother.Settings names in docs/smoothing.md).", valueName: "file"))

@@ -41,7 +41,7 @@ struct TrackInputOptions: ParsableArguments {
     var loader: TrackLoader {
         TrackLoader(input: input, format: format, regions: regions, visitMinDwell: visitMinDwell,
                     referenceDate: referenceDate.flatMap(parseISODate), lenient: lenient,
-                    configure: { [headingOptions] settings, today in headingOptions.apply(to: &settings, today: today) })
+                    configure: { [headingOptions] settings, today in try headingOptions.apply(to: &settings, today: today) })
     }
 }
 
@@ -54,26 +54,26 @@ struct TrackLoader {
     var referenceDate: CivilDate?
     var lenient = false
     /// Adjusts the pipeline's settings (heading options) before each replay.
-    var configure: (inout Pipeline.Settings, CivilDate) -> Void = { _, _ in }
+    var configure: (inout Pipeline.Settings, CivilDate) throws -> Void = { _, _ in }
 
     /// Loads the input, failing with one line and a distinct exit code.
-    func load(quiet: Bool = false) -> MapData {
+    func load(quiet: Bool = false) throws -> MapData {
         var regionList: [CircularRegion] = []
         if let path = regions {
             do {
                 let bytes = try ServiceOptions.readFile(path)
                 regionList = try RegionIO.parse(bytes)
-            } catch let e as CaptureError { fail(e.description, code: Exit.code(for: e)) }
-            catch { fail("\(path): \(error)", code: Exit.dataError) }
+            } catch let e as CaptureError { throw CommandFailure(e.description, code: Exit.code(for: e)) }
+            catch { throw CommandFailure("\(path): \(error)", code: Exit.dataError) }
         }
         let prefix: [UInt8]
         do {
             let source = try ByteSource(path: input)
             prefix = Array(try source.read())
-        } catch { fail(error.description, code: Exit.code(for: error)) }
+        } catch { throw CommandFailure(error.description, code: Exit.code(for: error)) }
         if format == nil && JSONLinesTrackReader.looksLikeJSONLines(prefix) {
             let bytes: [UInt8]
-            do { bytes = try ServiceOptions.readFile(input) } catch { fail(error.description, code: Exit.code(for: error)) }
+            do { bytes = try ServiceOptions.readFile(input) } catch { throw CommandFailure(error.description, code: Exit.code(for: error)) }
             var reader = JSONLinesTrackReader()
             reader.read(bytes)
             if !quiet && reader.corruptLines > 0 {
@@ -85,20 +85,20 @@ struct TrackLoader {
         }
         var recorder = MapRecorder()
         recorder.setRegions(regionList)
-        replay(smoothing: false, regions: [], into: &recorder)
-        replay(smoothing: true, regions: regionList, into: &recorder)
+        try replay(smoothing: false, regions: [], into: &recorder)
+        try replay(smoothing: true, regions: regionList, into: &recorder)
         return recorder.data
     }
 
-    private func replay(smoothing: Bool, regions: [CircularRegion], into recorder: inout MapRecorder) {
+    private func replay(smoothing: Bool, regions: [CircularRegion], into recorder: inout MapRecorder) throws {
         let reader: any CaptureReader
-        do { reader = try CaptureDetector.open(path: input, format: format) } catch { fail(error.description, code: Exit.code(for: error)) }
+        do { reader = try CaptureDetector.open(path: input, format: format) } catch { throw CommandFailure(error.description, code: Exit.code(for: error)) }
         var settings = Pipeline.Settings()
         settings.framer = NMEAFramer.Options(acceptMissingChecksum: lenient)
         settings.emitSky = false
         if !smoothing { settings.smoothing = nil }
         let today = CivilDate(daysSinceEpochFromClock: clinux_realtime_ns())
-        configure(&settings, today)
+        try configure(&settings, today)
         var services: LocationServicesStage?
         if smoothing {
             var s = LocationServicesStage.Settings()
@@ -126,20 +126,20 @@ struct TrackLoader {
                 for e in events { recorder.record(e, as: role) }
                 events.removeAll(keepingCapacity: true)
             }
-        } catch { fail(error.description, code: Exit.code(for: error)) }
+        } catch { throw CommandFailure(error.description, code: Exit.code(for: error)) }
         pipeline?.finish()
         for e in events { recorder.record(e, as: role) }
     }
 }
 /// Writes a whole file (created or truncated), failing with one line and exit 73/74.
-func writeWholeFile(_ path: String, _ text: String) {
+func writeWholeFile(_ path: String, _ text: String) throws {
     if path == "-" {
         var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBytes { p in
+        try bytes.withUnsafeMutableBytes { p in
             var off = 0
             while off < p.count {
                 let n = write(1, p.baseAddress! + off, p.count - off)
-                if n < 0 { if errno == EINTR { continue }; fail("standard output: \(String(cString: strerror(errno)))", code: Exit.ioError) }
+                if n < 0 { if errno == EINTR { continue }; throw CommandFailure("standard output: \(String(cString: strerror(errno)))", code: Exit.ioError) }
                 off += n
             }
         }
@@ -148,7 +148,7 @@ func writeWholeFile(_ path: String, _ text: String) {
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard fd >= 0 else {
         let e = errno
-        fail("cannot create \(path): \(String(cString: strerror(e)))", code: e == EACCES ? Exit.permission : Exit.cannotCreate)
+        throw CommandFailure("cannot create \(path): \(String(cString: strerror(e)))", code: e == EACCES ? Exit.permission : Exit.cannotCreate)
     }
     var bytes = Array(text.utf8)
     let ok = bytes.withUnsafeMutableBytes { p -> Bool in
@@ -161,5 +161,5 @@ func writeWholeFile(_ path: String, _ text: String) {
         return true
     }
     let closed = close(fd) == 0
-    guard ok && closed else { fail("writing \(path): \(String(cString: strerror(errno)))", code: Exit.ioError) }
+    guard ok && closed else { throw CommandFailure("writing \(path): \(String(cString: strerror(errno)))", code: Exit.ioError) }
 }

@@ -89,8 +89,8 @@ struct PlacemarkOptionTests {
         let fixes = r.stdout.split(separator: "\n").filter { $0.contains("\"class\":\"fix\"") }
         #expect(fixes.count == 300)
         // The simulated drive is in Mountain View, California.
-        #expect(fixes.allSatisfy { $0.contains("\"isoCountryCode\":\"US\"") && $0.contains("\"timeZone\":\"America/Los_Angeles\"") })
-        #expect(fixes.allSatisfy { $0.contains("\"administrativeArea\":\"California\"") })
+        #expect(fixes.isNonEmptyAndAllSatisfy { $0.contains("\"isoCountryCode\":\"US\"") && $0.contains("\"timeZone\":\"America/Los_Angeles\"") })
+        #expect(fixes.isNonEmptyAndAllSatisfy { $0.contains("\"administrativeArea\":\"California\"") })
         // Without the flag no placemark.
         let plain = try Lodestar.run(["replay", "--no-sky", "--no-heading", capture])
         #expect(!plain.stdout.contains("placemark"))

@@ -76,7 +76,22 @@ struct LiveCLITests {
         let config = try dir.write("bad.conf", "gps = /dev/ttyUSB0@9600\nfrobnicate = 1\n")
         let r = try Lodestar.run(["run", "--config", config])
         #expect(r.status == 64)
-        #expect(r.stderr.contains("unknown key 'frobnicate'"))
+        #expect(r.stderr.contains("Unknown option '--frobnicate'"))
+    }
+
+    /// `--config FILE` stands for the options in it: the same output as the options given directly; options after
+    /// it win; a missing file is a usage error.
+    @Test func configFileLinesAreOptions() throws {
+        let dir = try TemporaryDirectory()
+        let capture = "captures/simulated-drive.lcap"
+        let config = try dir.write("replay.conf", "# a comment\noutput = nmea   # trailing comment\nno-sky = true\nquiet = false\n")
+        let direct = try Lodestar.run(["replay", "--output", "nmea", "--no-sky", capture])
+        let viaFile = try Lodestar.run(["replay", "--config", config, capture])
+        #expect(direct.status == 0 && viaFile.status == 0)
+        #expect(!direct.stdout.isEmpty && viaFile.stdout == direct.stdout)
+        let overridden = try Lodestar.run(["replay", "--config=\(config)", "--output", "json", capture])
+        #expect(overridden.stdout.hasPrefix("{"))
+        #expect(try Lodestar.run(["replay", "--config", dir.path("missing.conf"), capture]).status != 0)
     }
 
     @Test func devicesReportsAvailabilityAsJSON() throws {

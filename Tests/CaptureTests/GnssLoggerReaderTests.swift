@@ -1,6 +1,7 @@
 import Foundation
 import LocationCore
 import Testing
+import TestSupport
 @testable import Capture
 
 /// `../shared/data` beside the package root (Tests/CaptureTests/<file> → three levels up is the root).
@@ -61,6 +62,7 @@ private func sensorName(_ event: SensorEvent) -> String {
     case .orientation: return "orientation"
     case .fix: return "fix"
     case .nmea: return "nmea"
+    case .status: return "status"
     }
 }
 
@@ -172,7 +174,7 @@ struct GnssLoggerReaderTests {
             Array("$GPGSA,A,3,,,,,,,,,,,,,,,*1E\r\n".utf8),
         ])
         #expect(events.map(\.utc) == [ms(1_699_400_577_561), ms(1_699_400_577_566), nil])
-        #expect(events.allSatisfy { $0.monotonicNanos == nil })
+        #expect(events.isNonEmptyAndAllSatisfy { $0.monotonicNanos == nil })
         #expect(reader.statistics.rejections.byReason == ["badNMEA": 1])
     }
 
@@ -365,7 +367,7 @@ struct GnssLoggerReaderTests {
         #expect(fixes[0].location.quality == .gps)
         #expect(fixes[0].location.time == ms(1_467_321_969_000))
         #expect(fixes[1].location.speedMetersPerSecond == 0.94)
-        #expect(events.allSatisfy { $0.monotonicNanos == nil })
+        #expect(events.isNonEmptyAndAllSatisfy { $0.monotonicNanos == nil })
     }
 
     @Test("GSDC ground-truth CSV: the MessageType row is the Fix header")
@@ -492,7 +494,7 @@ struct GnssLoggerReaderTests {
         let reader = try GnssLoggerReader(path: gnssSharedDataDirectory + "/gsdc2022_ground_truth_truncated.csv")
         let fixes = try readAllGnss(reader).compactMap(fixOf)
         #expect(fixes.count == 200)
-        #expect(fixes.allSatisfy { $0.provider == "GT" && $0.location.quality == .unknown })
+        #expect(fixes.isNonEmptyAndAllSatisfy { $0.provider == "GT" && $0.location.quality == .unknown })
         #expect(fixes.first?.location.latitudeDegrees == 37.395817)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import LocationCore
 import Testing
+import TestSupport
 @testable import Capture
 
 /// `../shared/data` beside the package root (Tests/CaptureTests/<file> → three levels up is the root).
@@ -95,7 +96,7 @@ struct IMUCSVReaderTests {
             fieldMicrotesla: Vector3(x: 0.405826, y: 16.1633, z: -42.7047), biasMicrotesla: nil))
         #expect(events[0...2].allSatisfy { $0.sampleTimeSeconds == 0.5 && $0.monotonicNanos == 500_000_000 })
         #expect(events[3...5].allSatisfy { $0.sampleTimeSeconds == 0.514 && $0.monotonicNanos == 514_000_000 })
-        #expect(events.allSatisfy { $0.utc == nil })
+        #expect(events.isNonEmptyAndAllSatisfy { $0.utc == nil })
         #expect(reader.statistics.recordsRead == 2)
         #expect(reader.statistics.recordsAccepted == 2)
         #expect(reader.statistics.rejections.total == 0)

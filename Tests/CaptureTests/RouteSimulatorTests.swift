@@ -2,6 +2,7 @@ import Foundation
 import LocationCore
 import NMEA
 import Testing
+import TestSupport
 @testable import Capture
 
 /// A simulated capture read back: the truth rows, the raw bytes and every event.
@@ -143,7 +144,7 @@ struct RouteSimulatorTests {
         #expect(stamps.count == cap.events.count)
         #expect(stamps.first.map { $0 >= 1_000_000_000 } == true)
         #expect(zip(stamps, stamps.dropFirst()).allSatisfy { $0 <= $1 })
-        #expect(cap.events.allSatisfy { e in
+        #expect(cap.events.isNonEmptyAndAllSatisfy { e in
             if case .nmea = e.payload { return e.sourceID == 0 } else { return e.sourceID == 1 }
         })
 
@@ -171,7 +172,7 @@ struct RouteSimulatorTests {
 
         // Sentences of one epoch come a few ms apart, the burst starting 45–55 ms after the epoch.
         let gaps = zip(records, records.dropFirst()).map { $1.t - $0.t }.filter { $0 < 500_000_000 }
-        #expect(gaps.allSatisfy { $0 >= 2_000_000 && $0 <= 10_000_000 })
+        #expect(gaps.isNonEmptyAndAllSatisfy { $0 >= 2_000_000 && $0 <= 10_000_000 })
         for r in records where String(decoding: r.bytes, as: UTF8.self).hasPrefix("$GPRMC") {
             let intoSecond = (r.t - RouteSimulator.monotonicOrigin) % 1_000_000_000
             #expect((45_000_000...65_000_000).contains(intoSecond))
@@ -196,14 +197,14 @@ struct RouteSimulatorTests {
         let expected = Int(cap.settings.durationSeconds * cap.settings.imuRateHz)
         #expect(abs(mag.count - expected) <= 1)
         #expect(abs(acc.count - expected) <= 1)
-        #expect(mag.allSatisfy { $0.raw.scale == 100.0 / 6842.0 })
-        #expect(acc.allSatisfy { $0.raw.scale == 0.061e-3 * 9.80665 })
+        #expect(mag.isNonEmptyAndAllSatisfy { $0.raw.scale == 100.0 / 6842.0 })
+        #expect(acc.isNonEmptyAndAllSatisfy { $0.raw.scale == 0.061e-3 * 9.80665 })
         for s in mag + acc {
             #expect([s.raw.x, s.raw.y, s.raw.z].allSatisfy { (-32768...32767).contains($0) })
         }
         // Sample spacing is 20 ms give or take the read jitter.
         let spacing = zip(acc, acc.dropFirst()).map { $1.t - $0.t }
-        #expect(spacing.allSatisfy { abs($0 - 20_000_000) < 400_000 })
+        #expect(spacing.isNonEmptyAndAllSatisfy { abs($0 - 20_000_000) < 400_000 })
 
         let fast = try simulate({ var s = settings(duration: 20); s.imuRateHz = 100; s.gnssRateHz = 5; return s }())
         #expect(abs(fast.samples(magnetometer: true).count - 2000) <= 1)
@@ -304,11 +305,11 @@ struct RouteSimulatorTests {
         let s = cap.settings
         let stopped = cap.truth.filter { let t = seconds($0, s); return t >= 120 && t <= 180 }
         #expect(stopped.count == 61)
-        #expect(stopped.allSatisfy { $0.speedMetersPerSecond == 0 && $0.stationary })
+        #expect(stopped.isNonEmptyAndAllSatisfy { $0.speedMetersPerSecond == 0 && $0.stationary })
         #expect(Set(stopped.map { "\($0.latitudeDegrees),\($0.longitudeDegrees)" }).count == 1)
         // Parked at the start too, moving everywhere else.
         #expect(cap.truth.filter(\.stationary).map { seconds($0, s) } == [0, 1, 2] + (120...180).map(Double.init))
-        #expect(cap.truth.allSatisfy { $0.speedMetersPerSecond >= 0 && $0.speedMetersPerSecond <= 15 })
+        #expect(cap.truth.isNonEmptyAndAllSatisfy { $0.speedMetersPerSecond >= 0 && $0.speedMetersPerSecond <= 15 })
         #expect(cap.truth.contains { $0.speedMetersPerSecond > 12.9 })
 
         // Reported RMC speed/position per epoch (RMC order = epoch order).
@@ -334,16 +335,16 @@ struct RouteSimulatorTests {
                 #expect(abs(Angle.differenceDegrees(course, row.courseDegrees)) < 5)
             }
         }
-        #expect(stoppedSpeeds.allSatisfy { $0 < 0.4 })
+        #expect(stoppedSpeeds.isNonEmptyAndAllSatisfy { $0 < 0.4 })
         #expect(stoppedSpeeds.contains { $0 > 0 }, "a parked receiver still reports some speed")
         // Noise keeps wandering while parked: not one fixed point, but within ~15 m of the truth.
         #expect(Set(stoppedPositions.map { "\($0.0),\($0.1)" }).count > 30)
         let center = (mean(stoppedPositions.map(\.0)), mean(stoppedPositions.map(\.1)))
-        #expect(stoppedPositions.allSatisfy { distance(center, $0) < 15 })
+        #expect(stoppedPositions.isNonEmptyAndAllSatisfy { distance(center, $0) < 15 })
         // Overall error: about √(1.5² + 2²)·√2 ≈ 3.5 m RMS horizontally; never absurd.
         let rms = (positionErrors.map { $0 * $0 }.reduce(0, +) / Double(positionErrors.count)).squareRoot()
         #expect(rms > 1.5 && rms < 7, "rms \(rms)")
-        #expect(positionErrors.allSatisfy { $0 < 20 })
+        #expect(positionErrors.isNonEmptyAndAllSatisfy { $0 < 20 })
     }
 
     @Test("accelerometer: gravity on +z at rest, centripetal force on −y in right turns, +y in left turns")
@@ -364,8 +365,8 @@ struct RouteSimulatorTests {
             else if abs(rate) < 0.01 { straight.append(lateral) }
         }
         #expect(right.count > 5 && left.count > 5 && straight.count > 50)
-        #expect(right.allSatisfy { $0 < -0.5 })
-        #expect(left.allSatisfy { $0 > 0.5 })
+        #expect(right.isNonEmptyAndAllSatisfy { $0 < -0.5 })
+        #expect(left.isNonEmptyAndAllSatisfy { $0 > 0.5 })
         #expect(abs(mean(straight)) < 0.05)
         // Accelerating from the stop reads +x, braking into it −x.
         #expect(mean(acc.filter { $0.t > 183 && $0.t < 189 }.map(\.f.x)) > 1)
@@ -384,7 +385,7 @@ struct RouteSimulatorTests {
         }
         let start = cap.truth[0]
         #expect(abs(start.latitudeDegrees - 37.3861) < 1e-9 && abs(start.longitudeDegrees - -122.0839) < 1e-9)
-        #expect(cap.truth.allSatisfy {
+        #expect(cap.truth.isNonEmptyAndAllSatisfy {
             distance((37.3861, -122.0839), ($0.latitudeDegrees, $0.longitudeDegrees)) < 3000
         })
     }

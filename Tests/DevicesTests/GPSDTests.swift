@@ -65,7 +65,7 @@ struct GPSDTests {
         #expect(sentences.allSatisfy { $0 == ReceiverNMEA.rmc || $0 == ReceiverNMEA.gga }, "\(sentences.prefix(4))")
         let stamps = sink.events.compactMap(\.monotonicNanos)
         #expect(stamps.count == sink.events.count && stamps == stamps.sorted() && (stamps.first ?? 0) >= t0)
-        #expect(sink.events.allSatisfy { $0.sourceID == 2 })
+        #expect(sink.events.isNonEmptyAndAllSatisfy { $0.sourceID == 2 })
         #expect(sink.states == [.starting, .available])
         #expect(source.captureAttributes["kind"] == "gpsd")
         let seconds = try #require(stopSeconds)

@@ -187,6 +187,21 @@ struct IIOTests {
         #expect(try IIODevice.open(tree.devices + "/iio:device0", sysfsRoot: tree.root).info.name == "lis3mdl")
     }
 
+    /// The kernel's hmc5843 family reports 1/100 of gauss per count (the sysfs files as Debian's 6.1 kernel wrote
+    /// them in `make hil` for an HMC5883L at its default gain, registers X 545, Y -218, Z 1090 at 1090 counts/G).
+    @Test func hmc5843FamilyScaleIsCorrectedToGauss() throws {
+        let tree = try FakeIIOTree()
+        try tree.add("iio:device0", ["name": "hmc5883l\n", "in_magn_x_raw": "545\n", "in_magn_y_raw": "-218\n",
+                                     "in_magn_z_raw": "1090\n", "in_magn_x_scale": "0.000009174\n",
+                                     "in_magn_y_scale": "0.000009174\n", "in_magn_z_scale": "0.000009174\n",
+                                     "sampling_frequency": "15\n"])
+        let field = try IIODevice.open("hmc5883l", sysfsRoot: tree.root).read(.magn).vector
+        #expect(close(field.x, 50, 0.01) && close(field.y, -20, 0.01) && close(field.z, 100, 0.01), "\(field)")
+        // Other drivers keep the ABI's gauss.
+        try tree.add("iio:device1", FakeIIOTree.lis3mdl)
+        #expect(close(try IIODevice.open("lis3mdl", sysfsRoot: tree.root).read(.magn).scale, 0.0146))
+    }
+
     @Test func accelerometerScaleIsMetersPerSecondSquared() throws {
         let tree = try FakeIIOTree()
         try tree.add("iio:device1", FakeIIOTree.accelerometer)
@@ -268,7 +283,7 @@ struct IIOTests {
             #expect(sink.wait { $0.delivered.count >= 6 })
         }
         let events = sink.delivered
-        #expect(events.allSatisfy { $0.sourceID == 3 && $0.monotonicNanos != nil })
+        #expect(events.isNonEmptyAndAllSatisfy { $0.sourceID == 3 && $0.monotonicNanos != nil })
         let stamps = events.compactMap(\.monotonicNanos)
         #expect(zip(stamps, stamps.dropFirst()).allSatisfy { $0 <= $1 })
         guard case .motion(.accelerometerRaw(let accel)) = events[0].payload,

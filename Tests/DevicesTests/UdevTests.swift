@@ -4,7 +4,7 @@ import Glibc
 import Devices
 import Foundation
 import NMEA
-import Pipeline
+import LocationCore
 import Synchronization
 import Testing
 import TestSupport

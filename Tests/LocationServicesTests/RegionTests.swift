@@ -4,6 +4,7 @@ import Glibc
 import LocationCore
 import LocationServices
 import Testing
+import TestSupport
 
 @Suite struct RegionMonitorTests {
     /// A straight drive at 10 m/s through a 100 m region with 5 m jitter: one enter, one exit, near the truth.
@@ -102,7 +103,7 @@ import Testing
             let fixes = track.enumerated().map { fix(Double($0.offset), jittered($0.element, accuracy: 5, &rng), accuracy: 5) }
             let events = regionEvents(&m, fixes)
             #expect(events.isEmpty, "trial \(trial): \(events.map(\.identifier))")
-            #expect(regions.allSatisfy { m.state(of: $0.identifier) == .outside })
+            #expect(regions.isNonEmptyAndAllSatisfy { m.state(of: $0.identifier) == .outside })
         }
     }
 

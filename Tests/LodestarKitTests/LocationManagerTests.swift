@@ -33,7 +33,7 @@ import TestSupport
         var regionEvents: [RegionEvent] = []
         for await e in monitor.events { regionEvents.append(e) }
         #expect(regionEvents.map(\.kind) == [.enter, .exit])
-        #expect(regionEvents.allSatisfy { $0.identifier == "stop" })
+        #expect(regionEvents.isNonEmptyAndAllSatisfy { $0.identifier == "stop" })
         #expect(monitor.state(of: "never") == .outside)
         var v: [Visit] = []
         for await x in visits { v.append(x) }
@@ -48,7 +48,7 @@ import TestSupport
         var b: [LocationBatch] = []
         for await x in batches { b.append(x) }
         #expect(b.reduce(0) { $0 + $1.locations.count } == 300)
-        #expect(b.dropLast().allSatisfy { $0.reason == .distance && $0.distanceMeters >= 500 })
+        #expect(b.dropLast().isNonEmptyAndAllSatisfy { $0.reason == .distance && $0.distanceMeters >= 500 })
     }
 
     @Test func startOnItsOwnThreadAndIterateConcurrently() async throws {

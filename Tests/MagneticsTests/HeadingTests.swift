@@ -292,21 +292,21 @@ struct HeadingSyntheticTests {
         let during = window(10.05, 15)
         let after = window(17, 25)
         let baseline = try #require(before.map(\.report.headingAccuracyDegrees).max())
-        #expect(before.allSatisfy { $0.report.interference.state == .none && $0.report.isValid })
+        #expect(before.isNonEmptyAndAllSatisfy { $0.report.interference.state == .none && $0.report.isValid })
         // The gyroscope's bias was never learned (the board never stops): 2.5° + 0.5 °/s ÷ 0.5/s drift allowance,
         // plus a little for the rotation and the pitch.
         #expect(baseline < 4)
         // Flagged on the first disturbed sample.
-        #expect(during.allSatisfy { $0.report.interference.state == .transient })
-        #expect(during.allSatisfy { $0.report.interference.failedChecks.contains(.magnitude) })
+        #expect(during.isNonEmptyAndAllSatisfy { $0.report.interference.state == .transient })
+        #expect(during.isNonEmptyAndAllSatisfy { $0.report.interference.failedChecks.contains(.magnitude) })
         let accuracies = during.map(\.report.headingAccuracyDegrees)
         #expect(zip(accuracies, accuracies.dropFirst()).allSatisfy { $1 >= $0 }, "accuracy grows while coasting")
         #expect(try #require(accuracies.last) > baseline)
-        #expect(during.allSatisfy { headingError($0.report, $0.truth) < 0.5 && $0.report.isValid })
-        #expect(window(10.5, 15).allSatisfy { $0.report.interference.magnitudeDeviationMicrotesla > 30 })
+        #expect(during.isNonEmptyAndAllSatisfy { headingError($0.report, $0.truth) < 0.5 && $0.report.isValid })
+        #expect(window(10.5, 15).isNonEmptyAndAllSatisfy { $0.report.interference.magnitudeDeviationMicrotesla > 30 })
         // Recovered: clean again, accuracy back to the undisturbed level (the magnetometer pulls the drift
         // allowance back in at its 0.5/s gain); no calibration request for 5 s.
-        #expect(after.allSatisfy { $0.report.interference.state == .none && headingError($0.report, $0.truth) < 0.5 })
+        #expect(after.isNonEmptyAndAllSatisfy { $0.report.interference.state == .none && headingError($0.report, $0.truth) < 0.5 })
         #expect(try #require(after.map(\.report.headingAccuracyDegrees).max()) <= baseline + 1)
         #expect(try #require(after.last?.report.headingAccuracyDegrees) <= baseline + 0.1)
         #expect(d.calibrationEvents.isEmpty)
@@ -317,7 +317,7 @@ struct HeadingSyntheticTests {
         let eDuring = e.reports.filter { ($0.report.sampleTimeSeconds ?? 0) > 10.3 && ($0.report.sampleTimeSeconds ?? 0) <= 15 }
         let eAfter = e.reports.filter { ($0.report.sampleTimeSeconds ?? 0) > 17 }
         #expect(!eDuring.isEmpty && eDuring.allSatisfy { $0.report.headingAccuracyDegrees == -1 })
-        #expect(eAfter.allSatisfy { $0.report.isValid && headingError($0.report, $0.truth) < 0.5 })
+        #expect(eAfter.isNonEmptyAndAllSatisfy { $0.report.isValid && headingError($0.report, $0.truth) < 0.5 })
     }
 
     /// A new hard iron that stays: calibrationNeeded is raised (it turns with the board: a hard-iron signature),
@@ -589,7 +589,7 @@ struct HeadingRecordingTests {
         let during = score.outputs.filter { $0.t >= 99 && $0.t <= 118 }
         let change = during.map { abs(Angle.differenceDegrees($0.heading, reference)) }.max() ?? .nan
         #expect(change < 0.6, "heading moved \(change)°")
-        #expect(during.allSatisfy { $0.accuracy >= 0 })
+        #expect(during.isNonEmptyAndAllSatisfy { $0.accuracy >= 0 })
         let cleared = try #require(score.outputs.first { $0.t > 116 && !$0.flagged }).t
         #expect(cleared - 116 < 3, "cleared at \(cleared)")
         #expect(score.calibrationEvents == 0)

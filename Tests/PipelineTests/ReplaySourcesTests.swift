@@ -40,7 +40,7 @@ struct ReplaySourcesTests {
         // 94 `Fix,GPS` rows in the Pixel 7 walk (grep -c '^Fix,GPS').
         let f = try Self.fixes(SharedData.path("gnsslogger/pixel7_v3.0.6.4_walk_decimated.txt"))
         #expect(f.count == 94)
-        #expect(f.allSatisfy { $0.time != nil && $0.latitudeDegrees != nil })
+        #expect(f.isNonEmptyAndAllSatisfy { $0.time != nil && $0.latitudeDegrees != nil })
     }
 
     @Test(.enabled(if: SharedData.available, Comment(rawValue: SharedData.skipMessage)))

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 import LocationCore
 import NMEA
 @testable import Pipeline
@@ -45,7 +46,7 @@ struct SmoothingPipelineTests {
         // 20…24 s: dead reckoned (within 5 s of the last fix), mode kept, accuracy growing; 25…29: no fix.
         let dr = fixes.filter { $0.quality == .gnssDeadReckoning }
         #expect(dr.count == 5)
-        #expect(dr.allSatisfy { $0.mode == .threeD && $0.latitudeDegrees != nil })
+        #expect(dr.isNonEmptyAndAllSatisfy { $0.mode == .threeD && $0.latitudeDegrees != nil })
         let radii = dr.compactMap(\.horizontalAccuracyMeters)
         #expect(radii == radii.sorted() && radii.first! > (before.horizontalAccuracyMeters ?? .infinity))
         // Dead reckoning continues eastwards at ≈ 10 m/s.
@@ -70,7 +71,7 @@ struct SmoothingPipelineTests {
 
     @Test func noSmoothingPassesFixesThroughAsParsed() {
         let raw = Self.run(Self.stream(seconds: 30, outage: 10..<15)) { $0.smoothing = nil }
-        #expect(raw.allSatisfy { !$0.isSmoothed && $0.isStationary == nil })
+        #expect(raw.isNonEmptyAndAllSatisfy { !$0.isSmoothed && $0.isStationary == nil })
         #expect(raw.filter { $0.quality == .gnssDeadReckoning }.isEmpty)
         #expect(raw.filter { $0.mode == .noFix }.count == 5)
     }

@@ -16,6 +16,28 @@ public final class I2CSimulator: Sendable {
         case io
         case busy
         case timeout
+        /// EOPNOTSUPP: the adapter cannot do this kind of transfer (see `functionalityMask`).
+        case unsupported
+    }
+
+    /// How a transaction was carried (what an i2c-dev adapter offers; `functionalityMask` says which are allowed).
+    public enum Carrier: String, Sendable, Hashable {
+        /// `I2C_RDWR`: any length (needs I2C_FUNC_I2C).
+        case i2c
+        /// SMBus I2C-block read/write: at most 32 bytes (I2C_FUNC_SMBUS_READ/WRITE_I2C_BLOCK).
+        case smbusBlock
+        /// SMBus byte data: exactly one byte (I2C_FUNC_SMBUS_READ/WRITE_BYTE_DATA).
+        case smbusByte
+    }
+
+    /// Linux I2C_FUNC_* bits the simulated adapter advertises (and enforces).
+    public enum Functionality {
+        public static let i2c: UInt32 = 0x0000_0001
+        public static let smbusByteData: UInt32 = 0x0018_0000
+        public static let smbusI2CBlock: UInt32 = 0x0C00_0000
+        /// i2c-stub's set: SMBus only as Debian 12's kernel reports it (I2C_FUNCS 0x0c7f0000: quick, byte, byte data, word data, I2C block; no I2C).
+        public static let i2cStub: UInt32 = 0x0C7F_0000
+        public static let all: UInt32 = i2c | smbusByteData | smbusI2CBlock
     }
 
     /// How a multi-byte transfer walks the register map.
@@ -38,6 +60,7 @@ public final class I2CSimulator: Sendable {
         /// Bytes read or written (empty when the transaction failed).
         public var bytes: [UInt8]
         public var fault: Fault?
+        public var carrier: Carrier = .i2c
 
         public var description: String {
             let hex = bytes.map { hex2($0) }.joined(separator: " ")
@@ -129,6 +152,7 @@ public final class I2CSimulator: Sendable {
         var reads = 0
         var autoTickEveryReads: Int?
         var waits: [Int64] = []
+        var functionality = Functionality.all
     }
 
     private let state = Mutex(State())
@@ -221,11 +245,18 @@ public final class I2CSimulator: Sendable {
         update(address) { $0.dataReadyStuck = stuck }
     }
 
+    /// The adapter's I2C_FUNCS mask (default: everything). Transfers it lacks fail with `.unsupported`.
+    public var functionalityMask: UInt32 {
+        get { state.withLock { $0.functionality } }
+        set { state.withLock { $0.functionality = newValue } }
+    }
+
     // MARK: Transactions
 
-    /// A combined write-register/read transaction.
-    public func read(address: UInt16, register: UInt8, count: Int) throws(Fault) -> [UInt8] {
+    /// A combined write-register/read transaction (over `carrier`: SMBus carriers enforce their length limits).
+    public func read(address: UInt16, register: UInt8, count: Int, via carrier: Carrier = .i2c) throws(Fault) -> [UInt8] {
         try state.withLock { (s: inout State) throws(Fault) -> [UInt8] in
+            try Self.check(&s, carrier, read: true, count: count, .read, address, register)
             var d = try Self.begin(&s, .read, address, register)
             let (base, step) = Self.walk(d.autoIncrement, register)
             var bytes: [UInt8] = []
@@ -238,7 +269,7 @@ public final class I2CSimulator: Sendable {
                 bytes.append(value)
             }
             s.devices[address] = d
-            s.log.append(Transaction(kind: .read, address: address, register: register, bytes: bytes))
+            s.log.append(Transaction(kind: .read, address: address, register: register, bytes: bytes, carrier: carrier))
             s.reads += 1
             if let n = s.autoTickEveryReads, n > 0, s.reads % n == 0 { Self.tick(&s) }
             return bytes
@@ -246,8 +277,9 @@ public final class I2CSimulator: Sendable {
     }
 
     /// A register-address write followed by data bytes.
-    public func write(address: UInt16, register: UInt8, bytes: [UInt8]) throws(Fault) {
+    public func write(address: UInt16, register: UInt8, bytes: [UInt8], via carrier: Carrier = .i2c) throws(Fault) {
         try state.withLock { (s: inout State) throws(Fault) in
+            try Self.check(&s, carrier, read: false, count: bytes.count, .write, address, register)
             var d = try Self.begin(&s, .write, address, register)
             let (base, step) = Self.walk(d.autoIncrement, register)
             for (i, value) in bytes.enumerated() {
@@ -258,12 +290,29 @@ public final class I2CSimulator: Sendable {
                 d.enforceStuck()
             }
             s.devices[address] = d
-            s.log.append(Transaction(kind: .write, address: address, register: register, bytes: bytes))
+            s.log.append(Transaction(kind: .write, address: address, register: register, bytes: bytes, carrier: carrier))
         }
     }
 
     /// Records a device-side wait asked for by a driver (no time passes).
     public func recordWait(nanoseconds: Int64) { state.withLock { $0.waits.append(nanoseconds) } }
+
+    /// The carrier must be in the functionality mask and within its length limit.
+    private static func check(_ s: inout State, _ carrier: Carrier, read: Bool, count: Int, _ kind: Transaction.Kind,
+                              _ address: UInt16, _ register: UInt8) throws(Fault) {
+        let needed: UInt32
+        let limit: Int
+        switch carrier {
+        case .i2c: needed = Functionality.i2c; limit = Int.max
+        case .smbusBlock: needed = read ? 0x0400_0000 : 0x0800_0000; limit = 32
+        case .smbusByte: needed = read ? 0x0008_0000 : 0x0010_0000; limit = 1
+        }
+        guard s.functionality & needed == needed, count <= limit else {
+            s.log.append(Transaction(kind: kind, address: address, register: register, bytes: [], fault: .unsupported,
+                                     carrier: carrier))
+            throw .unsupported
+        }
+    }
 
     private static func begin(_ s: inout State, _ kind: Transaction.Kind, _ address: UInt16,
                               _ register: UInt8) throws(Fault) -> Device {

@@ -42,3 +42,16 @@ public final class TemporaryDirectory: @unchecked Sendable {
         return p
     }
 }
+
+extension Sequence {
+    /// `allSatisfy` that is false for an empty sequence: a test over a list that came out empty fails instead of
+    /// passing vacuously.
+    public func isNonEmptyAndAllSatisfy(_ predicate: (Element) throws -> Bool) rethrows -> Bool {
+        var any = false
+        for e in self {
+            guard try predicate(e) else { return false }
+            any = true
+        }
+        return any
+    }
+}

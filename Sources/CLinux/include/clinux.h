@@ -40,6 +40,12 @@ int clinux_i2c_write_registers(int fd, uint16_t address, uint8_t reg, const uint
 /// SMBus byte-data read through libi2c (after I2C_SLAVE). Value 0..255 or -errno.
 int clinux_smbus_read_byte(int fd, uint16_t address, uint8_t reg);
 int clinux_smbus_write_byte(int fd, uint16_t address, uint8_t reg, uint8_t value);
+/// The adapter's I2C_FUNCS mask (I2C_FUNC_I2C = 0x1, SMBus byte data 0x180000, I2C block 0xc000000) in *out; 0 or -errno.
+int clinux_i2c_funcs(int fd, uint32_t *out);
+/// SMBus "read I2C block data" (command byte, repeated start, len <= 32 bytes). Bytes read or -errno.
+int clinux_smbus_read_i2c_block(int fd, uint16_t address, uint8_t reg, uint8_t *out, uint8_t len);
+/// SMBus "write I2C block data" (len <= 32). 0 or -errno.
+int clinux_smbus_write_i2c_block(int fd, uint16_t address, uint8_t reg, const uint8_t *data, uint8_t len);
 
 // ---- FIFOs ----
 /// Create path as a FIFO with mode if missing. 0 if it exists as a FIFO or was created, -ENOTSUP... -errno otherwise
@@ -56,6 +62,9 @@ void clinux_ignore_sigpipe(void);
 int clinux_spawn(const char *path, char *const argv[], int stdout_fd, int stderr_fd, pid_t *pid);
 /// Send sig to pid and reap it, waiting at most timeout_ms before SIGKILL. Returns the wait status or -errno.
 int clinux_kill_and_reap(pid_t pid, int sig, int timeout_ms);
+
+/// fflush(stdout): 0, or -errno (-EIO when an earlier buffered write had already failed).
+int clinux_flush_stdout(void);
 
 // ---- graceful stop ----
 /// Installs SIGINT/SIGTERM/SIGHUP handlers that only set a flag (async-signal-safe); SA_RESTART is not set,

@@ -70,7 +70,7 @@ public enum I2CError: Error, Sendable, Hashable, CustomStringConvertible {
             "transfer to \(hexAddress(a)) timed out (ETIMEDOUT): a device may be stretching the clock or holding SDA low"
         case .unsupported(let a):
             "the adapter cannot do this transfer with \(hexAddress(a)) (EOPNOTSUPP): it has no plain-I2C support "
-                + "(I2C_FUNC_I2C); use the SMBus byte transfer mode"
+                + "(I2C_FUNC_I2C) and rejected this SMBus transfer too"
         case .permissionDenied(let path):
             "\(path): permission denied. Add the user to group i2c (sudo usermod -aG i2c $USER, then log in again), "
                 + "or install udev/60-lodestar.rules into /etc/udev/rules.d/ and run "

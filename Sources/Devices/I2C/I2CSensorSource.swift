@@ -1,6 +1,5 @@
 import CLinux
 import LocationCore
-import Pipeline
 import Synchronization
 
 /// A live source polling one I2C motion-sensor chip (`i2c:BUS:ADDRESS` on the CLI).

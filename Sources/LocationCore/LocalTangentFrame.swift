@@ -3,7 +3,6 @@ import Glibc
 #else
 import Darwin
 #endif
-import LocationCore
 
 /// A local east-north tangent plane anchored at one latitude/longitude (WGS84 radii of curvature at the anchor).
 /// The mapping is linear in degrees, so to-plane and back are exact inverses; distances are correct to a few parts

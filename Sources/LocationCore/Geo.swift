@@ -1,4 +1,5 @@
-import LocationCore
+/// The project's shared geodesy vocabulary (one copy, in LocationCore): a coordinate, great-circle distance,
+/// and Core Location's time sentinels.
 
 /// A position on the WGS84 ellipsoid, degrees.
 public struct Coordinate: Sendable, Hashable {
@@ -34,6 +35,10 @@ public enum Geo {
     public static func distanceMeters(_ a: Coordinate, _ b: Coordinate) -> Double {
         distanceMeters(a.latitudeDegrees, a.longitudeDegrees, b.latitudeDegrees, b.longitudeDegrees)
     }
+
+    /// Glibc's cos (for modules that do not import Glibc themselves).
+    @inline(__always)
+    public static func cosine(_ x: Double) -> Double { _cos(x) }
 
     /// A point `north`/`east` metres from `origin` (flat-earth offset; for tests and simulations of short tracks).
     public static func offset(_ origin: Coordinate, northMeters: Double, eastMeters: Double) -> Coordinate {

@@ -1,0 +1,45 @@
+import LocationCore
+
+/// A consumer of the pipeline's output events besides the encoder and its sinks (network servers, MQTT, the live
+/// map page, a Swift API's sequences). The session runner calls every consumer with every event, in order, on the
+/// session's thread, after the event was encoded for the sinks; a consumer must not block (queue and drop instead).
+public protocol OutputEventConsumer: AnyObject {
+    func consume(_ event: OutputEvent)
+    /// The session ended (end of input, or stopped): flush and release.
+    func finish()
+}
+
+extension OutputEventConsumer {
+    public func finish() {}
+}
+
+/// Adapts a closure (tests, small observers).
+public final class OutputEventHandler: OutputEventConsumer {
+    private let handler: (OutputEvent) -> Void
+    private let onFinish: () -> Void
+    public init(_ handler: @escaping (OutputEvent) -> Void, finish: @escaping () -> Void = {}) {
+        self.handler = handler
+        self.onFinish = finish
+    }
+    public func consume(_ event: OutputEvent) { handler(event) }
+    public func finish() { onFinish() }
+}
+
+/// Encodes every event in one output format into memory (tests; a second format beside the main one).
+public final class EncodingConsumer: OutputEventConsumer {
+    private var encoder: any OutputEncoder
+    private var buffer = ByteBuffer(capacity: 1 << 12)
+    private let skipsRawFixes: Bool
+    public private(set) var bytes: [UInt8] = []
+    /// `skipsRawFixes`: location services filter the fixes (an update policy), as `Pipeline` does for its encoder.
+    public init(_ format: OutputFormat, skipsRawFixes: Bool = false) {
+        encoder = makeEncoder(format)
+        self.skipsRawFixes = skipsRawFixes
+    }
+    public func consume(_ event: OutputEvent) {
+        if skipsRawFixes, case .fix = event { return }
+        encoder.encode(event, into: &buffer)
+        buffer.withBytes { bytes += $0 }
+        buffer.removeAll()
+    }
+}

@@ -1,0 +1,125 @@
+import LodestarIO
+import Capture
+import Devices
+import LocationCore
+import LocationServices
+import Pipeline
+
+/// The one session: an event source (a capture reader, or the live queue fed by devices), the pipeline, and its
+/// outputs (the encoder's sinks plus any `OutputEventConsumer`s). `lodestar replay`, `run`, `record` and
+/// LodestarKit's `LocationManager` all run through it, so a live session and the replay of its capture take
+/// the same path: the same configuration rule, the same reference date, the same pipeline.
+public final class SessionRunner {
+    public enum Input {
+        case capture(any CaptureReader)
+        case live(LiveEventQueue)
+    }
+
+    /// Pipeline settings from the command line / API (the session configuration is applied on top).
+    public var settings: Pipeline.Settings
+    /// What the command line (or API) said explicitly; for a capture, it overrides the capture's header.
+    public var configuration: SessionConfiguration
+    /// The session's clock date: the reference date when neither the capture nor the caller gives one.
+    public var today: CivilDate
+    public var encoder: any OutputEncoder
+    public var sinks: [any OutputSink]
+    public var consumers: [any OutputEventConsumer] = []
+    public var services: LocationServicesStage?
+    /// Replay pace (1 = recorded pace); nil: as fast as possible. Ignored for live input.
+    public var speed: Double?
+    /// Live sessions: every event is recorded here before the pipeline sees it.
+    public var recorder: CaptureRecorder?
+    /// Sees every input event before the pipeline (diagnostics).
+    public var inputObserver: ((SensorEvent) -> Void)?
+
+    /// The pipeline of the last run (nil until the first event).
+    public private(set) var pipeline: Pipeline?
+    /// The configuration in effect for the last run (command line over capture header).
+    public private(set) var effectiveConfiguration = SessionConfiguration()
+
+    public init(settings: Pipeline.Settings, configuration: SessionConfiguration = SessionConfiguration(), today: CivilDate,
+                encoder: any OutputEncoder, sinks: [any OutputSink]) {
+        self.settings = settings
+        self.configuration = configuration
+        self.today = today
+        self.encoder = encoder
+        self.sinks = sinks
+    }
+
+    /// Runs until the input ends, `shouldStop` returns true, or every sink is broken. Only I/O errors of the
+    /// capture being read or written throw; the pipeline is finished (outputs flushed) either way.
+    public func run(_ input: Input, shouldStop: () -> Bool = { false }) throws(CaptureError) {
+        switch input {
+        case .capture(let reader): try runCapture(reader, shouldStop: shouldStop)
+        case .live(let queue): try runLive(queue, shouldStop: shouldStop)
+        }
+    }
+
+    private func makePipeline(header: SessionConfiguration) -> Pipeline {
+        var effective = configuration.overriding(header)
+        effective.referenceDate = ReferenceDate.resolve(header: header.referenceDate, explicit: configuration.referenceDate,
+                                                        today: today)
+        effectiveConfiguration = effective
+        var s = settings
+        effective.apply(to: &s)
+        let p = Pipeline(settings: s, encoder: encoder, sinks: sinks)
+        p.services = services
+        let consumers = self.consumers
+        if !consumers.isEmpty { p.observer = { e in for c in consumers { c.consume(e) } } }
+        pipeline = p
+        return p
+    }
+
+    private func finish(_ p: Pipeline?) {
+        p?.finish()
+        for c in consumers { c.finish() }
+    }
+
+    private func runCapture(_ reader: any CaptureReader, shouldStop: () -> Bool) throws(CaptureError) {
+        var pacer = Pacer(speed: speed)
+        var p: Pipeline?
+        do {
+            while !shouldStop(), let event = try reader.next() {
+                let pipeline = p ?? makePipeline(header: SessionConfiguration(header: reader.header))
+                p = pipeline
+                pacer.wait(for: event, lastFixTime: pipeline.lastFixTime)
+                inputObserver?(event)
+                pipeline.process(event)
+                if pipeline.allSinksBroken { break }
+            }
+        } catch {
+            finish(p)
+            throw error
+        }
+        finish(p)
+    }
+
+    private func runLive(_ queue: LiveEventQueue, shouldStop: () -> Bool) throws(CaptureError) {
+        let p = makePipeline(header: SessionConfiguration())
+        queue.start()
+        var failure: CaptureError?
+        loop: while true {
+            if shouldStop() || p.allSinksBroken { queue.stop() }
+            switch queue.next() {
+            case .event(let e):
+                if let recorder, failure == nil {
+                    do { try recorder.record(e) } catch { failure = error; queue.stop() }
+                }
+                inputObserver?(e)
+                p.process(e)
+            case .idle:
+                p.flush()
+                if let recorder, failure == nil {
+                    do { try recorder.flush() } catch { failure = error; queue.stop() }
+                }
+            case .finished:
+                break loop
+            }
+        }
+        finish(p)
+        if let recorder {
+            do { try recorder.close() } catch { if failure == nil { failure = error } }
+        }
+        if let failure { throw failure }
+    }
+}

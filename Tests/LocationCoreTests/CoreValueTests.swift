@@ -1,0 +1,89 @@
+import LocationCore
+import Testing
+
+/// Direct tests of the core value types with literal expected values (independent references: the Unix epoch
+/// arithmetic of `date -u -d`, the Gregorian calendar's leap rules).
+@Suite("Core values")
+struct CoreValueTests {
+    @Test(arguments: [
+        // (y, m, d, h, mi, s, ns) → ns since 1970 (from `date -u -d 'YYYY-MM-DD HH:MM:SS' +%s`)
+        ([1970, 1, 1, 0, 0, 0, 0], Int64(0)),
+        ([2000, 2, 29, 12, 0, 0, 0], Int64(951_825_600) * 1_000_000_000),
+        ([2025, 6, 1, 12, 0, 0, 250_000_000], Int64(1_748_779_200) * 1_000_000_000 + 250_000_000),
+        ([1969, 12, 31, 23, 59, 59, 0], Int64(-1) * 1_000_000_000),
+        ([2038, 1, 19, 3, 14, 8, 0], Int64(2_147_483_648) * 1_000_000_000),
+    ])
+    func timestampFromCivilTime(_ c: [Int], _ expected: Int64) throws {
+        let t = try #require(Timestamp(year: c[0], month: c[1], day: c[2], hour: c[3], minute: c[4], second: c[5], nanosecond: c[6]))
+        #expect(t.nanosecondsSince1970 == expected)
+        #expect(t.civilDate == CivilDate(year: c[0], month: c[1], day: c[2]))
+    }
+
+    @Test func timestampRejectsImpossibleDates() {
+        #expect(Timestamp(year: 2025, month: 2, day: 29) == nil)
+        #expect(Timestamp(year: 2025, month: 13, day: 1) == nil)
+        #expect(Timestamp(year: 2025, month: 1, day: 1, hour: 24) == nil)
+        #expect(Timestamp(year: 2024, month: 2, day: 29) != nil)
+    }
+
+    @Test func timestampISO8601() throws {
+        let t = try #require(Timestamp(year: 2025, month: 6, day: 1, hour: 7, minute: 5, second: 9, nanosecond: 123_456_789))
+        #expect(t.iso8601(fractionDigits: 0) == "2025-06-01T07:05:09Z")
+        #expect(t.iso8601(fractionDigits: 3) == "2025-06-01T07:05:09.123Z")
+        #expect(t.iso8601(fractionDigits: 9) == "2025-06-01T07:05:09.123456789Z")
+        var b = ByteBuffer(capacity: 8)
+        t.appendISO8601(to: &b, fractionDigits: 3)
+        #expect(String(decoding: b.array, as: UTF8.self) == "2025-06-01T07:05:09.123Z")
+    }
+
+    @Test(arguments: [[0, 1970, 1, 1], [59, 1970, 3, 1], [10_957, 2000, 1, 1], [11_016, 2000, 2, 29],
+                      [20_240, 2025, 6, 1], [-1, 1969, 12, 31], [-719_468, 0, 3, 1]])
+    func civilDateRoundTrips(_ v: [Int]) {
+        let d = CivilDate(daysSince1970: v[0])
+        #expect(d == CivilDate(year: v[1], month: v[2], day: v[3]))
+        #expect(d.daysSince1970 == v[0])
+    }
+
+    @Test func leapYearsAndMonthLengths() {
+        #expect(CivilDate.isLeap(2000) && CivilDate.isLeap(2024) && !CivilDate.isLeap(1900) && !CivilDate.isLeap(2025))
+        #expect(CivilDate.daysIn(month: 2, year: 2100) == 28)
+        #expect(CivilDate.daysIn(month: 2, year: 2400) == 29)
+        #expect([1, 3, 5, 7, 8, 10, 12].allSatisfy { CivilDate.daysIn(month: $0, year: 2025) == 31 })
+        #expect(CivilDate(year: 2025, month: 3, day: 7).iso8601 == "2025-03-07")
+    }
+
+    @Test(arguments: [
+        (0.0, 3, "0.000"), (1.0625, 3, "1.063"), (-1.0625, 3, "-1.063"), (-0.0004, 3, "0.000"), (2.5, 0, "3"),
+        (-2.5, 0, "-3"), (123456.789, 2, "123456.79"), (37.3861, 9, "37.386100000"),
+        (.nan, 3, "null"), (.infinity, 2, "null"),
+    ])
+    func appendFixed(_ value: Double, _ decimals: Int, _ expected: String) {
+        var b = ByteBuffer(capacity: 4)
+        b.appendFixed(value, decimals: decimals)
+        #expect(String(decoding: b.array, as: UTF8.self) == expected)
+    }
+
+    @Test func clockPairingDerivesUTCAndDate() throws {
+        let utc = try #require(Timestamp(year: 2025, month: 12, day: 31, hour: 23, minute: 59, second: 59))
+        let pairing = ClockPairing(monotonicNanos: 5_000_000_000, utc: utc)
+        #expect(pairing.utc(atMonotonic: 6_500_000_000) == utc.adding(nanoseconds: 1_500_000_000))
+        #expect(pairing.utc(atMonotonic: 4_000_000_000) == utc.adding(nanoseconds: -1_000_000_000))
+        #expect(pairing.date == CivilDate(year: 2025, month: 12, day: 31))
+        let before1970 = ClockPairing(monotonicNanos: 0, utc: Timestamp(nanosecondsSince1970: -1))
+        #expect(before1970.date == CivilDate(year: 1969, month: 12, day: 31))
+    }
+
+    @Test func haversineAgainstAKnownDistance() {
+        // Paris (48.8566, 2.3522) to London (51.5074, -0.1278): 343.5 km on the 6371.0088 km sphere.
+        let d = Geo.distanceMeters(48.8566, 2.3522, 51.5074, -0.1278)
+        #expect(abs(d - 343_550) < 500)
+        #expect(Geo.distanceMeters(10, 20, 10, 20) == 0)
+    }
+
+    @Test func jsonTextEscapes() {
+        #expect(JSONText.quoted("a\"b\\c\nd\u{1}") == "\"a\\\"b\\\\c\\nd\\u0001\"")
+        var b = ByteBuffer(capacity: 4)
+        JSONText.appendQuoted("tab\there é", to: &b)
+        #expect(String(decoding: b.array, as: UTF8.self) == "\"tab\\there é\"")
+    }
+}

@@ -1,0 +1,222 @@
+import CLinux
+import Devices
+import Foundation
+import LocationCore
+import NMEA
+import Pipeline
+import Session
+import Synchronization
+import Testing
+import TestSupport
+@testable import lodestar
+
+/// The simulator as a bus (its `I2CBus` conformance lives in DevicesTests; a wrapper avoids a second one).
+final class SimulatedBus: I2CBus, Sendable {
+    let simulator: I2CSimulator
+    init(_ simulator: I2CSimulator) { self.simulator = simulator }
+    var name: String { "sim-i2c" }
+    func readRegisters(address: UInt16, register: UInt8, count: Int) throws(I2CError) -> [UInt8] {
+        do { return try simulator.read(address: address, register: register, count: count) } catch { throw Self.map(error, address) }
+    }
+    func writeRegisters(address: UInt16, register: UInt8, bytes: [UInt8]) throws(I2CError) {
+        do { try simulator.write(address: address, register: register, bytes: bytes) } catch { throw Self.map(error, address) }
+    }
+    func wait(nanoseconds: Int64) { PosixThread.sleep(nanos: nanoseconds) }
+    static func map(_ f: I2CSimulator.Fault, _ a: UInt16) -> I2CError {
+        switch f {
+        case .nack: .nack(address: a)
+        case .io: .io(address: a)
+        case .busy: .busy(address: a)
+        case .timeout: .timeout(address: a)
+        }
+    }
+}
+
+/// Register models written from the datasheets (as in DevicesTests' SimulatedChips): an HMC5883L magnetometer
+/// (`H43` ID at 0x0A, data X Z Y big-endian at 0x03, RDY in 0x09) and an LSM303AGR accelerometer (WHO_AM_I 0x33,
+/// data LE left-justified at 0x28, STATUS 0x27).
+enum Chips {
+    typealias Device = I2CSimulator.Device
+    static func be(_ d: inout Device, _ i: Int, _ v: Int32) {
+        let u = UInt16(bitPattern: Int16(clamping: v)); d.set(i, UInt8(u >> 8)); d.set(i + 1, UInt8(u & 0xFF))
+    }
+    static func le(_ d: inout Device, _ i: Int, _ v: Int32) {
+        let u = UInt16(bitPattern: Int16(clamping: v)); d.set(i, UInt8(u & 0xFF)); d.set(i + 1, UInt8(u >> 8))
+    }
+    static func hmc5883l(_ sample: [Int32]) -> Device {
+        var d = Device(name: "HMC5883L", registers: [0x00: 0x10, 0x01: 0x20, 0x02: 0x01, 0x0A: 0x48, 0x0B: 0x34, 0x0C: 0x33])
+        d.sample = sample
+        d.readOnly = Set(0x03...0x0C)
+        d.dataReadyBits = [(0x09, 0x01)]
+        d.onWrite = { d, index, _, new in
+            if index == 0x02 && new & 0x03 == 0x01 { d.state["pending"] = 1; d.set(0x09, d.register(0x09) & ~0x01) }
+        }
+        d.onTick = { d in
+            let mode = d.register(0x02) & 0x03
+            guard mode == 0x00 || d.state["pending"] == 1 else { return }
+            be(&d, 0x03, d.sample[0]); be(&d, 0x05, d.sample[2]); be(&d, 0x07, d.sample[1])
+            d.set(0x09, d.register(0x09) | 0x01)
+            if d.state["pending"] == 1 { d.state["pending"] = 0; d.set(0x02, (d.register(0x02) & ~0x03) | 0x03) }
+        }
+        return d
+    }
+    static func lsm303Accelerometer(_ sample: [Int32]) -> Device {
+        var d = Device(name: "LSM303-A", registers: [0x0F: 0x33, 0x20: 0x07], autoIncrement: .whenRegisterMSBSet)
+        d.sample = sample
+        d.readOnly = Set([0x0F]).union(Set(0x27...0x2D))
+        d.dataReadyBits = [(0x27, 0x0F)]
+        d.onRead = { d, index in
+            if index == 0x2D { d.set(0x27, 0) }
+            return nil
+        }
+        d.onTick = { d in
+            guard d.register(0x20) >> 4 != 0 else { return }
+            for i in 0..<3 { le(&d, 0x28 + 2 * i, d.sample[i] << 4) }
+            d.set(0x27, (d.register(0x27) & 0x08 != 0 ? 0xF0 : 0) | 0x0F)
+        }
+        return d
+    }
+}
+
+/// A receiver on a pseudo-terminal: one RMC+GGA+GSA cycle every 100 ms, the receiver's clock advancing 1 s per
+/// cycle along a straight northbound track, until stopped.
+final class ReceiverFeeder: Sendable {
+    private let running = Atomic<Bool>(true)
+    private let finished = Atomic<Bool>(false)
+    let cycles = Atomic<Int>(0)
+
+    init(pty: PseudoTerminal, firstCycle: Int) {
+        PosixThread.start(joinable: false) { [self] in
+            var i = firstCycle
+            while running.load(ordering: .acquiring) {
+                pty.write(Self.cycle(i))
+                cycles.add(1, ordering: .relaxed)
+                i += 1
+                PosixThread.sleep(nanos: 100_000_000)
+            }
+            finished.store(true, ordering: .releasing)
+        }
+    }
+
+    func stop() {
+        running.store(false, ordering: .releasing)
+        while !finished.load(ordering: .acquiring) { PosixThread.sleep(nanos: 1_000_000) }
+    }
+
+    static func cycle(_ i: Int) -> [UInt8] {
+        let s = 12 * 3600 + i
+        let t = String(format: "%02d%02d%02d.00", s / 3600, s / 60 % 60, s % 60)
+        let minutes = 7.038 + Double(i) * 0.0027 // ~5 m/s north
+        let latText = String(format: "48%09.6f", minutes)
+        var b: [UInt8] = []
+        b += Array(NMEAEncoder.sentence("GPRMC,\(t),A,\(latText),N,01131.000,E,9.7,0.0,230324,,,A").utf8)
+        b += Array(NMEAEncoder.sentence("GPGGA,\(t),\(latText),N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,").utf8)
+        b += Array(NMEAEncoder.sentence("GPGSA,A,3,04,05,09,12,24,25,29,31,,,,,1.6,0.9,1.3").utf8)
+        return b
+    }
+}
+
+@Suite("Live equals replay", .serialized)
+struct LiveEqualsReplayTests {
+    /// The project's promise, end to end: a live session — a receiver on a pseudo-terminal (unplugged and
+    /// replugged) plus a simulated I2C magnetometer and accelerometer (with an interference burst and the
+    /// magnetometer lost for a moment) — run through `lodestar run --record`'s session code gives, in every output
+    /// format, byte for byte the stdout that the `lodestar replay` binary prints for its capture.
+    @Test(.timeLimit(.minutes(2)))
+    func liveSessionAndReplayOfItsCapturePrintTheSameBytes() throws {
+        let dir = try TemporaryDirectory()
+        let capture = dir.path("session.lcap")
+        let link = dir.path("gps0")
+
+        // Receiver.
+        let first = try PseudoTerminal()
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: first.slavePath)
+        var serialSettings = SerialSource.Settings()
+        serialSettings.backoff = Backoff(initialNanos: 50_000_000, maximumNanos: 200_000_000)
+        let receiver = SerialSource(name: "gps0", path: link, baud: .fixed(9600), settings: serialSettings)
+
+        // Motion sensors: level board, field pointing north-east and down; ticks follow real time.
+        let sim = I2CSimulator()
+        let normalField: [Int32] = [150, -150, -400]
+        sim.attach(Chips.hmc5883l(normalField), at: 0x1E)
+        sim.attach(Chips.lsm303Accelerometer([0, 0, 1000]), at: 0x19)
+        let bus = SimulatedBus(sim)
+        let sleepAndTick: I2CSensorSource.Sleep = { ns in PosixThread.sleep(nanos: ns); sim.tick() }
+        let mag = I2CSensorSource(name: "imu0", bus: bus, address: 0x1E, chip: .hmc5883l, sleep: sleepAndTick)
+        let accel = I2CSensorSource(name: "imu1", bus: bus, address: 0x19, chip: .lsm303agrAccelerometer, sleep: sleepAndTick)
+
+        let queue = LiveEventQueue(sources: [receiver, mag, accel])
+        let feeder1 = ReceiverFeeder(pty: first, firstCycle: 0)
+        let start = PosixThread.monotonicNanos()
+        func elapsed() -> Double { Double(PosixThread.monotonicNanos() - start) / 1e9 }
+
+        // The script runs on its own thread while the session runs on this one.
+        let scriptDone = Atomic<Bool>(false)
+        let secondPTY = Mutex<PseudoTerminal?>(nil)
+        let feeder2 = Mutex<ReceiverFeeder?>(nil)
+        PosixThread.start(joinable: false) {
+            func at(_ s: Double) { while Double(PosixThread.monotonicNanos() - start) / 1e9 < s { PosixThread.sleep(nanos: 5_000_000) } }
+            at(1.5)   // interference: a magnet near the sensor
+            sim.update(0x1E) { $0.sample = [1800, 900, -2400] }
+            at(2.2)
+            sim.update(0x1E) { $0.sample = normalField }
+            at(2.6)   // the receiver is unplugged
+            feeder1.stop()
+            try? FileManager.default.removeItem(atPath: link)
+            first.closeMaster()
+            at(3.0)   // the magnetometer drops off the bus for a moment
+            sim.detach(0x1E)
+            at(3.6)
+            sim.attach(Chips.hmc5883l(normalField), at: 0x1E)
+            at(4.0)   // and the receiver is plugged in again (a new node behind the same link)
+            if let second = try? PseudoTerminal() {
+                try? FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: second.slavePath)
+                secondPTY.withLock { $0 = second }
+                feeder2.withLock { $0 = ReceiverFeeder(pty: second, firstCycle: 40) }
+            }
+            at(6.0)
+            scriptDone.store(true, ordering: .releasing)
+        }
+
+        // Live: the `run` command's session, recording, with the main output (json) and one consumer per other format.
+        let run = try Run.parse(["--gps", link, "--record", capture, "--quiet"])
+        let liveJSON = MemorySink()
+        let liveGpsd = EncodingConsumer(.gpsd)
+        let liveNMEA = EncodingConsumer(.nmea)
+        _ = try run.runLive(queue: queue, options: run.outputOptions, mounting: nil, sinks: [liveJSON],
+                            consumers: [liveGpsd, liveNMEA], shouldStop: { scriptDone.load(ordering: .acquiring) })
+        feeder2.withLock { $0?.stop() }
+        _ = secondPTY
+        #expect(elapsed() >= 6)
+
+        // The live session saw what the script did.
+        let json = liveJSON.text
+        let lines = json.split(separator: "\n")
+        #expect(lines.count > 50)
+        for needle in ["\"source\":\"gps0\",\"state\":\"unavailable\"", "\"source\":\"gps0\",\"state\":\"recovered\"",
+                       "\"source\":\"imu0\",\"state\":\"unavailable\"", "\"source\":\"imu0\",\"state\":\"recovered\"",
+                       "\"class\":\"availability\"", "\"headingAccuracyDegrees\":-1", "\"class\":\"fix\"",
+                       "\"class\":\"heading\""] {
+            #expect(json.contains(needle), "live output lacks \(needle)")
+        }
+        #expect(lines.contains { $0.contains("\"class\":\"heading\"") && !$0.contains("\"interference\":\"none\"") },
+                "no heading flagged the interference")
+
+        // Replay, with the binary, in every format: the same bytes.
+        for (format, live) in [("json", liveJSON.bytes), ("gpsd", liveGpsd.bytes), ("nmea", liveNMEA.bytes)] {
+            let replay = try Lodestar.run(["replay", "--quiet", "--output", format, capture])
+            #expect(replay.status == 0, "\(format): \(replay.stderr)")
+            #expect(!live.isEmpty)
+            let liveText = String(decoding: live, as: UTF8.self)
+            #expect(replay.stdout == liveText, "\(format): replay differs from live")
+            if replay.stdout != liveText {
+                let a = liveText.split(separator: "\n"), b = replay.stdout.split(separator: "\n")
+                if let i = a.indices.first(where: { $0 < b.count && a[$0] != b[$0] }) {
+                    Issue.record("\(format): first difference at line \(i):\nlive:   \(a[i])\nreplay: \(b[i])")
+                } else {
+                    Issue.record("\(format): live \(a.count) lines, replay \(b.count) lines")
+                }
+            }
+        }
+    }
+}
