@@ -13,12 +13,16 @@ TEST_PACKAGES := gpsd gpsd-clients systemd python3-gps chrony tmux socat $(FLEET
 # make hil: qemu, the guest's busybox/kmod/udev/i2c-tools (copied from this machine), initramfs tools.
 HIL_PACKAGES := qemu-system-x86 busybox-static cpio kmod udev i2c-tools python3
 BENCH_PACKAGES := libgeographiclib-dev time
+# Test dependencies of the maps, exports and live page (docs/maps.md): a real browser, the GPX schema check, GPX and
+# GIS readers.
+MAP_TEST_PACKAGES := chromium libxml2-utils gpsbabel gdal-bin
+TEST_PACKAGES += $(MAP_TEST_PACKAGES)
 BIN := .build/$(CONFIG)/lodestar
 DEMO_CAPTURE := captures/simulated-drive.lcap
 FUZZ_SECONDS ?= 600
 SOAK_SECONDS ?= 600
 
-.PHONY: all deps test-deps hil-deps build test hil demo bench eval fuzz install uninstall clean fleet fleet-test-deps
+.PHONY: all deps test-deps hil-deps build test hil demo bench eval fuzz install uninstall clean fleet fleet-test-deps map-test-deps map-picture
 
 all: build
 
@@ -53,7 +57,7 @@ hil-deps: deps
 build: deps
 	$(SWIFT) build -c $(CONFIG) --product lodestar --static-swift-stdlib
 
-test: test-deps
+test: test-deps map-test-deps
 	$(SWIFT) test --disable-xctest
 	$(SWIFT) build --product LodestarFuzz && .build/debug/LodestarFuzz Tests/Fuzz/corpus/*
 
@@ -71,6 +75,17 @@ fleet-test-deps: deps
 fleet: deps
 	$(call apt_missing,$(FLEET_PACKAGES))
 	$(SWIFT) build -c $(CONFIG) --product lodestar-fleet --static-swift-stdlib
+
+map-test-deps:
+	@missing=""; for p in $(MAP_TEST_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; fi
+
+# The README's picture: `lodestar map` of the shipped capture, screenshot by headless Chromium.
+map-picture: build map-test-deps
+	scripts/map-picture.sh $(BIN)
 
 demo: build
 	$(BIN) replay $(DEMO_CAPTURE)

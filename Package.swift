@@ -16,6 +16,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
@@ -56,7 +59,7 @@ let package = Package(
         .executableTarget(
             name: "lodestar",
             dependencies: ["LocationCore", "NMEA", "Capture", "Pipeline", "Devices", "Session", "Magnetics", "LocationServices", "Geocoding",
-                           "NetworkOutput", "MQTT",
+                           "NetworkOutput", "MQTT", "Maps", "LivePage",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         // libFuzzer entry point (built by `make fuzz`); without -DFUZZING it replays corpus files as a regression runner.
@@ -70,13 +73,20 @@ let package = Package(
         // Location services on fixes: update policies, significant change, regions, visits, deferred delivery (pure).
         .target(name: "LocationServices", dependencies: ["LocationCore"], swiftSettings: strict),
         // Offline geocoding: bundled GeoNames / Natural Earth / time-zone data embedded at compile time.
-        .target(name: "LodestarGeoData", exclude: ["geodata.bin"]),
+        .target(name: "LodestarGeoData", exclude: ["geodata.bin", "capitals.bin"]),
         .target(name: "Geocoding", dependencies: ["LocationCore", "LodestarGeoData"], swiftSettings: strict),
         // Geocoding quality report on GeoNames places outside the index (`make eval`, scripts/geodata/evalset.py).
         .executableTarget(name: "GeocodingEval", dependencies: ["Geocoding"], swiftSettings: strict),
         // The Core Location-style Swift API (LocationManager, Geocoder) over the pipeline and live sources.
         .target(name: "LodestarKit", dependencies: ["LocationCore", "Capture", "Pipeline", "Devices", "Session", "Magnetics",
                                                     "Estimation", "LocationServices", "Geocoding"], swiftSettings: strict),
+        // Maps (SVG/HTML), exports (GPX, GeoJSON, KML, CSV) and the live page's content, from the pipeline's output events.
+        .target(name: "Maps", dependencies: ["LocationCore", "LocationServices", "Magnetics", "Pipeline", "Geocoding"], swiftSettings: strict),
+        // The live page (`run --http`): Hummingbird serves the page and pushes output events over WebSocket.
+        .target(name: "LivePage", dependencies: ["Maps", "Pipeline", "LocationCore", .product(name: "Hummingbird", package: "hummingbird"),
+                                                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                                                 .product(name: "Logging", package: "swift-log")],
+                swiftSettings: strict),
         .executableTarget(name: "WhereAmI", dependencies: ["LodestarKit"], swiftSettings: strict),
         .executableTarget(name: "SmoothingEval", dependencies: ["Estimation", "Capture", "Pipeline", "NMEA", "LocationCore"],
                           swiftSettings: strict),
@@ -108,6 +118,7 @@ let package = Package(
         .testTarget(name: "LodestarKitTests", dependencies: ["LodestarKit", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "NetworkOutputTests", dependencies: ["NetworkOutput", "Pipeline", "Capture", "NMEA", "TestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "MapsTests", dependencies: ["Maps", "Geocoding", "TestSupport"], exclude: ["Resources"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["TestSupport"], exclude: ["Expected"], swiftSettings: strict),
         .testTarget(name: "FleetTests", dependencies: ["MQTT", "TestSupport"], swiftSettings: strict),
     ],

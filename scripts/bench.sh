@@ -64,6 +64,15 @@ drive=../shared/data/gnss/gsdc2021-mtv1/Pixel4_chipset.nmea
 if [ ! -r "$drive" ]; then drive="$work/simulated.nmea"; "$PWD/$BIN" simulate --seed 1 --duration 300 --format nmea > "$drive"; fi
 "$BENCH" smoothing "$drive"
 
+# Maps and exports (docs/maps.md) on the same drive: lodestar map (two replays, raw and smoothed, base map, SVG/HTML)
+# and lodestar export to GPX; as the peer, gpsbabel converting the same NMEA to GPX (parse + write, no smoothing).
+ms() { s=$(date +%s%N); "$@" >/dev/null 2>&1; e=$(date +%s%N); echo $(( (e - s) / 1000000 )); }
+html_ms=$(ms "$PWD/$BIN" map "$drive" -o "$work/drive.html")
+svg_ms=$(ms "$PWD/$BIN" map "$drive" -o "$work/drive.svg")
+gpx_ms=$(ms "$PWD/$BIN" export "$drive" --format gpx -o "$work/drive.gpx")
+if command -v gpsbabel >/dev/null; then peer_ms=$(ms gpsbabel -i nmea -f "$drive" -o gpx -F "$work/peer.gpx"); else peer_ms=""; fi
+echo "maps: $(basename "$drive"): map HTML ${html_ms} ms ($(wc -c < "$work/drive.html") bytes), SVG ${svg_ms} ms; export GPX ${gpx_ms} ms; peer gpsbabel NMEA->GPX ${peer_ms:-n/a} ms"
+
 # 5. Live latency: a sentence written into a pty until its fix line leaves on a FIFO (lodestar run), 10,000 times.
 "$BENCH" latency "$PWD/$BIN" 10000
 

@@ -6,14 +6,23 @@ import Darwin
 import LocationCore
 
 extension Geocoder {
+    static let alternateNamePenalty = 2.0
+    static let nationalCapitalBonus = 2.5
+    static let admin1SeatBonus = 0.7
+    /// Inside a region hint (outside: scaled by radius/distance); above a national capital's weight, so a hint wins.
+    static let regionHintBonus = 5.0
+    var capitals: Capitals { Capitals.embedded }
+
     /// Places matching a place name or address-like string, best first (at most `limit`).
     ///
     /// The text is folded (case and Latin diacritics, see `Folding`); a comma separates the name from qualifiers
     /// ("Paris, TX", "Springfield, Illinois, US"); without commas the last one or two words may be a qualifier
     /// ("san francisco ca"). A qualifier matches a country code or name or an admin1 code or name of the place
-    /// (or its admin2 name). Score = log10(population + 10) + 2 per matched qualifier − 0.5 for an alternate name
-    /// + a region-hint bonus of 3 inside the hint radius, 3·radius/distance outside it. Confidence is the softmax
-    /// of the scores over the returned results.
+    /// (or its admin2 name). Score = log10(population + 10) + 2 per matched qualifier − 2 for an alternate name
+    /// (an exact primary name beats an alternate name of a place up to 100 times larger) + 2.5 for a national capital,
+    /// + 0.7 for an admin1 seat (half of these when matched by an alternate name), + a region-hint bonus of 5 inside the hint radius, 5·radius/distance outside it.
+    /// "City of X" (and "X City" when no place has that name) is also searched as "X". Confidence is the softmax of
+    /// the scores over the returned results.
     public func geocode(_ text: String, regionHint: CircularRegion? = nil, limit: Int = 10) -> [Placemark] {
         let folded = Folding.fold(text)
         guard !folded.isEmpty, limit > 0 else { return [] }
@@ -23,6 +32,11 @@ extension Geocoder {
             if let first = parts.first { parses.append((first, Array(parts.dropFirst()))) }
         }
         parses.append((folded, []))
+        // "City of San Marino", "the city of Victoria": the city's own name.
+        for prefix in ["the city of ", "city of "] where folded.hasPrefix(prefix) && folded.count > prefix.count {
+            parses.append((String(folded.dropFirst(prefix.count)), []))
+            break
+        }
         let words = folded.split(separator: " ")
         if words.count >= 2 {
             for k in 1...Swift.min(2, words.count - 1) {
@@ -34,7 +48,15 @@ extension Geocoder {
             let matches = lookup(parse.name)
             for (place, kind) in matches {
                 var score = log10(Double(db.population[place]) + 10)
-                if kind == 2 { score -= 0.5 }
+                if kind == 2 { score -= Self.alternateNamePenalty }
+                // Capitals weigh fully when their own name was given, half by an alternate name ("Victoria" is an
+                // alternate name of Hong Kong; "Panama City" of Panamá).
+                let share = kind == 2 ? 0.5 : 1
+                switch capitals.rank(db.geonameID[place]) {
+                case .national: score += Self.nationalCapitalBonus * share
+                case .admin1Seat: score += Self.admin1SeatBonus * share
+                case .none: break
+                }
                 var ok = true
                 for q in parse.qualifiers {
                     if qualifierMatches(q, place: place) { score += 2 } else { ok = false; break }
@@ -44,12 +66,16 @@ extension Geocoder {
                     let d = Geo.distanceMeters(hint.centerLatitudeDegrees, hint.centerLongitudeDegrees,
                                            db.latitude(place), db.longitude(place))
                     let r = Swift.max(hint.radiusMeters, 1)
-                    score += d <= r ? 3 : 3 * r / d
+                    score += d <= r ? Self.regionHintBonus : Self.regionHintBonus * r / d
                 }
                 if score > best[place] ?? -.infinity { best[place] = score }
             }
             // A parse with qualifiers that matched is preferred over looser parses.
             if !parse.qualifiers.isEmpty && !best.isEmpty { break }
+        }
+        if best.isEmpty, folded.hasSuffix(" city"), folded.count > 5 {
+            // "Panama City" is a GeoNames name itself; "Guatemala City" is not: try the name without "city".
+            return geocode(String(folded.dropLast(5)), regionHint: regionHint, limit: limit)
         }
         let ranked = best.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }.prefix(limit)
         guard let top = ranked.first?.value else { return [] }

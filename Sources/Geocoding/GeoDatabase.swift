@@ -64,6 +64,8 @@ final class GeoDatabase: @unchecked Sendable {
     let marineLayer: RegionLayer
     let marineNames: [String]
     let countryIndexByCode: [String: Int]
+    /// The layers' rings for drawing (Geocoder+Outlines.swift), split on first use.
+    let outlines = OutlineCache()
 
     static let maximumWeight: Float = 4
     /// Subtrees of at most this many places are scanned rather than descended.

@@ -11,3 +11,13 @@ const unsigned char *lodestar_geodata(size_t *length) {
     *length = sizeof geodata;
     return geodata;
 }
+
+// Built by scripts/geodata/capitals.py: GeoNames ids of national capitals and admin1 seats (forward-search ranking).
+static const unsigned char capitals[] __attribute__((aligned(16))) = {
+#embed "capitals.bin"
+};
+
+const unsigned char *lodestar_capitals(size_t *length) {
+    *length = sizeof capitals;
+    return capitals;
+}

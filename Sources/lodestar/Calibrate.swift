@@ -47,6 +47,9 @@ struct Calibrate: ParsableCommand {
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Where the recording was made, decimal degrees (use --location=-33.9,18.4 for a negative latitude). The fitted field strength is compared with the World Magnetic Model's there. Default: the capture's '# location:' header, if any.", valueName: "lat,lon"))
     var location: String?
 
+    @Option(name: .long, help: ArgumentHelp("Also draw the samples, the fit, the direction coverage and the numbers into this SVG file.", valueName: "file"))
+    var plot: String?
+
     @Option(name: .customLong("source-id"), parsing: .unconditional, help: ArgumentHelp("Use the magnetometer of this source (default: the first source with magnetometer samples).", valueName: "n"))
     var sourceID: Int?
 
@@ -137,6 +140,7 @@ struct Calibrate: ParsableCommand {
                                    created: Timestamp(nanosecondsSince1970: clinux_realtime_ns() / 1_000_000_000 * 1_000_000_000),
                                    location: place, source: from)
         try Self.write(file.text, to: output)
+        if let plot { try writeCalibrationPlot(plot, collector: collector, result: result, source: from) }
 
         let summary = Self.summary(result, file: file, stream: stream, progress: collector.progress,
                                    reference: reference, output: output)

@@ -205,6 +205,7 @@ struct Run: ParsableCommand {
         pps?.stop()
         network?.shutdown(drainSeconds: 0.5)
         if !quiet { ServeOptions.summarize(network) }
+        LiveHTTP.stop()
         if !quiet {
             var line = "lodestar: run: \(summary.fixes) fixes"
             if let fifo, fifo.droppedLines > 0 { line += ", \(fifo.droppedLines) FIFO lines dropped (no reader or pipe full)" }

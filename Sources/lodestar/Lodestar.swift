@@ -16,7 +16,7 @@ struct Lodestar: ParsableCommand {
         See docs/ (cli.md, output.md, capture-format.md, nmea.md) for details.
         """,
         version: LodestarVersion.withDataNotice,
-        subcommands: [Replay.self, Run.self, Record.self, Devices.self, Calibrate.self, Field.self, Simulate.self,
+        subcommands: [Replay.self, Run.self, Record.self, Devices.self, Calibrate.self, Field.self, Simulate.self, MapCommand.self, Export.self,
                       Reverse.self, Geocode.self, About.self, Fleet.self]
     )
 }

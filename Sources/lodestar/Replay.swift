@@ -30,6 +30,9 @@ struct OutputOptions: ParsableArguments {
     @Flag(name: .long, help: "Pass proprietary ($P…) and unsupported sentences through (as `nmea` events in JSON, verbatim in NMEA output).")
     var passthrough = false
 
+    @Option(name: .long, help: ArgumentHelp("Serve a live page (position, accuracy, heading cone, track, satellites, availability; read-only, WebSocket) on [ADDR:]PORT, bound to 127.0.0.1 unless ADDR is given. After a replay the page stays until interrupted.", valueName: "addr:port"))
+    var http: String?
+
     func validate() throws {
         if fifoOnly && fifo == nil { throw ValidationError("--fifo-only needs --fifo PATH") }
     }
@@ -94,6 +97,7 @@ struct Replay: ParsableCommand {
         if realtime && speed != nil { throw ValidationError("use either --realtime or --speed, not both") }
         if let d = referenceDate, parseISODate(d) == nil { throw ValidationError("--reference-date must be YYYY-MM-DD, got '\(d)'") }
         if waitClients < 0 || !(linger >= 0 && linger.isFinite) { throw ValidationError("--wait-clients and --linger must not be negative") }
+        if let h = outputOptions.http, LiveHTTP.parse(h) == nil { throw ValidationError("--http must be PORT or ADDR:PORT, got '\(h)'") }
     }
 
     func run() throws {
@@ -117,6 +121,7 @@ struct Replay: ParsableCommand {
             network.shutdown()
             if !quiet { ServeOptions.summarize(network) }
         }
+        LiveHTTP.lingerUntilStopped(quiet: quiet)
         let sig = clinux_stop_requested()
         if sig != 0 { throw ExitCode(128 + sig) }
         if let failed = failedSink(sinks), let f = failed.failure { throw CommandFailure(f.description, code: Exit.ioError) }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Capture
 import LocationCore
 import LocationServices
+import Maps
 import Pipeline
 #if canImport(Glibc)
 import Glibc
@@ -78,7 +79,7 @@ struct ServiceOptions: ParsableArguments {
         s.deferDistanceMeters = deferDistance
         s.deferSeconds = deferSeconds
         if let path = regions {
-            do { s.regions = try RegionFile.parse(Self.readFile(path)) } catch let e as CaptureError {
+            do { s.regions = try RegionIO.parse(Self.readFile(path)) } catch let e as CaptureError {
                 throw CommandFailure(e.description, code: Exit.code(for: e))
             } catch {
                 throw CommandFailure("\(path): \(error)", code: Exit.dataError)
