@@ -16,7 +16,6 @@ BENCH_PACKAGES := libgeographiclib-dev time
 # Test dependencies of the maps, exports and live page (docs/maps.md): a real browser, the GPX schema check, GPX and
 # GIS readers.
 MAP_TEST_PACKAGES := chromium libxml2-utils gpsbabel gdal-bin
-TEST_PACKAGES += $(MAP_TEST_PACKAGES)
 BIN := .build/$(CONFIG)/lodestar
 DEMO_CAPTURE := captures/simulated-drive.lcap
 FUZZ_SECONDS ?= 600
