@@ -22,6 +22,8 @@ public struct SessionConfiguration: Sendable, Equatable {
     public var referenceDate: CivilDate?
     /// The magnetometer calibration in use when the session started.
     public var calibration: MagnetometerCalibration?
+    /// Which heading estimator (`automatic`, `vehicle`, `handheld`; docs/heading.md).
+    public var platform: String?
 
     public init(mounting: String? = nil, headingSources: [String]? = nil, locationSources: [String]? = nil,
                 lenient: Bool? = nil, fixProviders: [String]? = nil, referenceDate: CivilDate? = nil,
@@ -37,6 +39,13 @@ public struct SessionConfiguration: Sendable, Equatable {
                              locationSources: locationSources ?? other.locationSources, lenient: lenient ?? other.lenient,
                              fixProviders: fixProviders ?? other.fixProviders,
                              referenceDate: referenceDate ?? other.referenceDate, calibration: calibration ?? other.calibration)
+            .with(platform: platform ?? other.platform)
+    }
+
+    private func with(platform: String?) -> SessionConfiguration {
+        var c = self
+        c.platform = platform
+        return c
     }
 
     /// Applies the configuration to pipeline settings (unsaid fields leave the settings as they are).
@@ -48,6 +57,7 @@ public struct SessionConfiguration: Sendable, Equatable {
         if let d = referenceDate { settings.referenceDate = d }
         if let c = calibration { settings.calibration = c }
         if let m = mounting, let mounting = try? SensorMounting(parsing: m) { settings.heading?.mounting = mounting }
+        if let p = platform.flatMap(VehicleHeadingStage.Platform.init(rawValue:)) { settings.platform = p }
     }
 
     // MARK: Capture header
@@ -60,6 +70,7 @@ public struct SessionConfiguration: Sendable, Equatable {
         if let h = headingSources { session.append("heading_sources=\(h.joined(separator: ","))") }
         if let l = locationSources { session.append("location_sources=\(l.joined(separator: ","))") }
         if let p = fixProviders { session.append("fix_providers=\(p.joined(separator: ","))") }
+        if let p = platform { session.append("platform=\(p)") }
         var fields: [(key: String, value: String)] = []
         if !session.isEmpty { fields.append(("session", session.joined(separator: " "))) }
         if let m = mounting { fields.append(("mounting", "axes=\(m.filter { $0 != " " })")) }
@@ -85,6 +96,7 @@ public struct SessionConfiguration: Sendable, Equatable {
                 headingSources = attributes["heading_sources"].map(Self.list)
                 locationSources = attributes["location_sources"].map(Self.list)
                 fixProviders = attributes["fix_providers"].map(Self.list)
+                platform = attributes["platform"]
             case "mounting":
                 mounting = attributes["axes"]
             case "calibration":

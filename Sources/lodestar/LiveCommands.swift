@@ -239,9 +239,10 @@ struct Run: ParsableCommand {
         try headingOptions.apply(to: &settings, today: today)
         try smoothingOptions.apply(to: &settings)
         if options.placemark { settings.placemarkProvider = try PlacemarkOption.provider() }
-        let configuration = SessionConfiguration.live(
+        var configuration = SessionConfiguration.live(
             sourceNames: queue.sources.map(\.name), mounting: mounting ?? headingOptions.sensorMounting, lenient: lenient,
             calibration: headingOptions.calibration != nil ? settings.calibration : nil, clock: queue.clock)
+        configuration.platform = headingOptions.platform
         let session = SessionRunner(settings: settings, configuration: configuration, today: today,
                                     encoder: makeEncoder(options.output, device: device ?? Self.deviceName(queue.sources),
                                                          headingTalker: serveOptions.headingTalker),

@@ -168,6 +168,8 @@ struct Replay: ParsableCommand {
         configuration.referenceDate = referenceDate.flatMap(parseISODate)
         if headingOptions.calibration != nil { configuration.calibration = settings.calibration }
         configuration.mounting = headingOptions.sensorMounting
+        // --platform left at its default leaves the capture's recorded platform in force.
+        if headingOptions.platform != "automatic" { configuration.platform = headingOptions.platform }
         let mailbox = StatusMailbox(echo: !quiet)
         let mqtt = try mqttOptions.start(filtersFixes: services?.filtersFixes ?? false) { mailbox.post($0) }
         let consumers = consumers + (mqtt.map { [$0] } ?? [])

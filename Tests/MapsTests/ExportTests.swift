@@ -20,7 +20,7 @@ import Testing
         {"class":"fix","time":"2020-05-14T22:10:48.000Z","mode":"2d","quality":"gnssDeadReckoning","latitudeDegrees":37.2,"longitudeDegrees":-122.3}
 
         """.utf8))
-        #expect(r.lines == 4 && r.corruptLines == 1)
+        #expect(r.lines == 5 && r.corruptLines == 1)  // five non-blank lines, one of them not JSON
         #expect(r.data.smoothed.count == 1 && r.data.raw.count == 1)
         #expect(r.data.smoothed[0].time == Timestamp(year: 2020, month: 5, day: 14, hour: 22, minute: 10, second: 46, nanosecond: 123_456_000))
         #expect(r.data.raw[0].isDeadReckoned && r.data.raw[0].interference)

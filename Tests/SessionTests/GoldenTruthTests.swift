@@ -100,21 +100,17 @@ struct GoldenTruthTests {
         let rows = try Self.headings().filter { $0.seconds > 5 && !(195...215).contains($0.seconds) }
         #expect(rows.count > 50)
         let valid = rows.filter { $0.accuracy >= 0 && $0.trueHeading >= 0 }
-        withKnownIssue("issue 14: the heading estimator marks most headings of the moving vehicle invalid") {
-            #expect(Double(valid.count) >= 0.9 * Double(rows.count), "\(valid.count) of \(rows.count) headings valid")
-        }
+        #expect(Double(valid.count) >= 0.9 * Double(rows.count), "\(valid.count) of \(rows.count) headings valid")
         var errors: [Double] = []
         for r in valid {
             guard let truth = Self.truth.at(Self.start.adding(seconds: r.seconds)) else { continue }
             errors.append(abs(Angle.differenceDegrees(r.trueHeading, truth.headingDegrees)))
         }
         errors.sort()
-        withKnownIssue("issue 14: heading error against the simulated heading", isIntermittent: true) {
-            #expect(!errors.isEmpty)
-            if !errors.isEmpty {
-                #expect(errors[errors.count / 2] <= 5, "median heading error \(errors[errors.count / 2])°")
-                #expect(errors[errors.count * 95 / 100] <= 15, "95th percentile heading error \(errors[errors.count * 95 / 100])°")
-            }
+        #expect(!errors.isEmpty)
+        if !errors.isEmpty {
+            #expect(errors[errors.count / 2] <= 5, "median heading error \(errors[errors.count / 2])°")
+            #expect(errors[errors.count * 95 / 100] <= 15, "95th percentile heading error \(errors[errors.count * 95 / 100])°")
         }
     }
 
@@ -125,10 +121,8 @@ struct GoldenTruthTests {
         let outside = rows.filter { $0.seconds > 5 && !(195...215).contains($0.seconds) }
         #expect(!outside.isEmpty)
         let flaggedOutside = outside.filter { $0.interference != "none" }
-        withKnownIssue("issue 14: interference is flagged far outside the injected 200–205 s") {
-            #expect(Double(flaggedOutside.count) <= 0.05 * Double(outside.count),
-                    "\(flaggedOutside.count) of \(outside.count) headings outside 195–215 s flagged")
-        }
+        #expect(Double(flaggedOutside.count) <= 0.05 * Double(outside.count),
+                "\(flaggedOutside.count) of \(outside.count) headings outside 195–215 s flagged")
         // While the 40 µT disturbance is on, the heading says so (flagged or invalid).
         #expect(during.isEmpty || during.contains { $0.interference != "none" || $0.accuracy < 0 })
     }
