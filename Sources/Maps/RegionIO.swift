@@ -73,22 +73,5 @@ extension MapRecorder {
     }
 }
 
-/// A JSON string literal.
-func jsonString(_ s: String) -> String {
-    var out = "\""
-    for c in s.unicodeScalars {
-        switch c {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        default:
-            if c.value < 0x20 {
-                let h = String(c.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
-            } else { out.unicodeScalars.append(c) }
-        }
-    }
-    return out + "\""
-}
+/// A JSON string literal (the project's one escaper).
+func jsonString(_ s: String) -> String { JSONText.quoted(s) }

@@ -1,4 +1,5 @@
 import CLinux
+import enum LocationCore.JSONText
 import NIOCore
 
 /// gpsd's client protocol (gpsd_json(5)) as far as clients use it: requests in, VERSION/WATCH/DEVICES/DEVICE/
@@ -116,24 +117,7 @@ enum GpsdProtocol {
         return b
     }
 
-    static func quoted(_ s: String) -> String {
-        var out = "\""
-        for ch in s.unicodeScalars {
-            switch ch {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if ch.value < 0x20 {
-                    let h = String(ch.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
-                } else { out.unicodeScalars.append(ch) }
-            }
-        }
-        return out + "\""
-    }
+    static func quoted(_ s: String) -> String { JSONText.quoted(s) }
 
     static func version() -> ByteBuffer {
         line("{\"class\":\"VERSION\",\"release\":\"\(release)\",\"rev\":\"\(revision)\",\"proto_major\":\(protoMajor),\"proto_minor\":\(protoMinor)}")
