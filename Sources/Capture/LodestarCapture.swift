@@ -75,6 +75,9 @@ public final class LodestarCaptureReader: CaptureReader {
     private var sawMagic = false
     private var lastTimeNanos: Int64?
     private let path: String
+    private var headerRead = false
+    private var pending: SensorEvent?
+    private var pendingError: CaptureError?
 
     public convenience init(path: String) throws(CaptureError) {
         self.init(source: try ByteSource(path: path))
@@ -85,7 +88,33 @@ public final class LodestarCaptureReader: CaptureReader {
         lines = LineReader(source: source, maximumLineLength: 1 << 16)
     }
 
+    /// Reads the header (magic, `created`, `clock`, `source` lines) now, holding back the first record for `next()`,
+    /// so `header` and `sources` are known before any record is read — without opening the path a second time
+    /// (a pipe cannot be read twice). An error in the first record is thrown by the next `next()`.
+    public func readHeader() {
+        guard !headerRead else { return }
+        headerRead = true
+        while true {
+            let result: (isHeader: Bool, event: SensorEvent?)?
+            do {
+                result = try lines.nextLine { line, truncated -> (isHeader: Bool, event: SensorEvent?) in
+                    if line.isEmpty || line[0] == 0x23 { _ = try handle(line, truncated: truncated); return (true, nil) }
+                    return (false, try handle(line, truncated: truncated))
+                }
+            } catch let e as CaptureError {
+                pendingError = e; return
+            } catch {
+                pendingError = .readFailed(path: path, errno: 5); return
+            }
+            guard let r = result else { return }
+            if !r.isHeader { pending = r.event; return }
+        }
+    }
+
     public func next() throws(CaptureError) -> SensorEvent? {
+        headerRead = true
+        if let e = pendingError { pendingError = nil; throw e }
+        if let p = pending { pending = nil; return p }
         while true {
             let result: SensorEvent??
             do {

@@ -106,7 +106,8 @@ struct Replay: ParsableCommand {
         let (sinks, fifo) = try makeSinks(outputOptions)
         // Network outputs (docs/gpsd-compatibility.md): servers start before the replay; unpaced, the replay keeps
         // pace with its clients.
-        let network = try serveOptions.start(device: Self.deviceName(files[0], format: format))
+        let readers = try openReaders()
+        let network = try serveOptions.start(device: Self.deviceName(readers[0]))
         if let network {
             network.pacesWithClients = !realtime && speed == nil
             network.skipsRawFixes = (try serviceOptions.makeStage())?.filtersFixes ?? false
@@ -114,7 +115,7 @@ struct Replay: ParsableCommand {
                 server.waitForWatchers(waitClients) { clinux_stop_requested() != 0 }
             }
         }
-        try replay(sinks: sinks, fifo: fifo, consumers: try makeConsumers(outputOptions) + (network.map { [$0] } ?? []))
+        try replay(sinks: sinks, fifo: fifo, consumers: try makeConsumers(outputOptions) + (network.map { [$0] } ?? []), readers: readers)
         if let network {
             let end = clinux_monotonic_ns() + Int64(linger * 1e9)
             while clinux_stop_requested() == 0 && clinux_monotonic_ns() < end { _ = clinux_sleep_ns(20_000_000) }
@@ -129,22 +130,24 @@ struct Replay: ParsableCommand {
 
     /// gpsd's `device` in a replay: the receiver's device recorded in a Lodestar capture's header (so a live session
     /// and the replay of its capture print the same bytes), else the file's name.
-    static func deviceName(_ file: String, format: CaptureFormat?) -> String {
-        if file == "-" { return "stdin" }  // never read standard input twice
-        if let reader = try? CaptureDetector.open(path: file, format: format, lineEvents: false) as? LodestarCaptureReader,
-           (try? reader.next()) != nil,  // the header's source lines are read with the first record
-           let device = reader.sources.values.sorted(by: { $0.id < $1.id })
-               .first(where: { $0.attributes["kind"] == "nmea" || $0.attributes["kind"] == "gpsd" })?.attributes["device"] {
-            return device
+    /// The header is read from the already opened reader (never by opening the path again: a pipe, `-` or a named
+    /// pipe cannot be read twice).
+    static func deviceName(_ input: (file: String, reader: any CaptureReader)) -> String {
+        if let reader = input.reader as? LodestarCaptureReader {
+            reader.readHeader()
+            if let device = reader.sources.values.sorted(by: { $0.id < $1.id })
+                .first(where: { $0.attributes["kind"] == "nmea" || $0.attributes["kind"] == "gpsd" })?.attributes["device"] {
+                return device
+            }
         }
-        return file.split(separator: "/").last.map(String.init) ?? file
+        if input.file == "-" { return "stdin" }
+        return input.file.split(separator: "/").last.map(String.init) ?? input.file
     }
 
-    /// The replay itself (separate from `run()` so tests drive it in-process with their own sinks).
-    func replay(sinks: [any OutputSink], fifo: FIFOSink?, consumers: [any OutputEventConsumer]) throws {
-        // Open every file first so a bad argument fails before any output.
-        var readers: [(String, any CaptureReader)] = []
+    /// Opens every file first, so a bad argument fails before any output.
+    func openReaders() throws -> [(file: String, reader: any CaptureReader)] {
         let pace = realtime ? 1.0 : speed
+        var readers: [(file: String, reader: any CaptureReader)] = []
         for file in files {
             do {
                 readers.append((file, try CaptureDetector.open(path: file, format: format, lineEvents: pace != nil)))
@@ -152,6 +155,15 @@ struct Replay: ParsableCommand {
                 throw CommandFailure(error.description, code: Exit.code(for: error))
             }
         }
+        return readers
+    }
+
+    /// The replay itself (separate from `run()` so tests drive it in-process with their own sinks).
+    func replay(sinks: [any OutputSink], fifo: FIFOSink?, consumers: [any OutputEventConsumer],
+                readers opened: [(file: String, reader: any CaptureReader)]? = nil) throws {
+        let readers = try opened ?? openReaders()
+        let pace = realtime ? 1.0 : speed
+        let device = Self.deviceName(readers[0])
         let today = CivilDate(daysSinceEpochFromClock: clinux_realtime_ns())
         var totals = ReplaySummary()
         let services = try serviceOptions.makeStage()
@@ -175,7 +187,7 @@ struct Replay: ParsableCommand {
         let consumers = consumers + (mqtt.map { [$0] } ?? [])
         for (file, reader) in readers {
             let session = SessionRunner(settings: settings, configuration: configuration, today: today,
-                                        encoder: makeEncoder(outputOptions.output, device: Self.deviceName(files[0], format: format),
+                                        encoder: makeEncoder(outputOptions.output, device: device,
                                                              headingTalker: serveOptions.headingTalker), sinks: sinks)
             session.services = services
             session.speed = pace

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// End to end: the built binary on the shipped capture and on bad input.
-@Suite("lodestar command line")
+@Suite("lodestar command line", .ownThreads)
 struct CLITests {
     static let capture = "captures/simulated-drive.lcap"
     static var expectedDirectory: URL {

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// Real FIFOs and real signals against the built binary.
-@Suite("FIFO delivery and graceful stop", .serialized)
+@Suite("FIFO delivery and graceful stop", .serialized, .ownThreads)
 struct FIFOAndSignalTests {
     static let capture = "captures/simulated-drive.lcap"
 
@@ -113,8 +113,7 @@ struct FIFOAndSignalTests {
         let dir = try TemporaryDirectory()
         let script = "'\(Lodestar.binary)' replay '\(SharedData.packageRoot.path)/\(Self.capture)' | head -1 > '\(dir.path("first"))'; echo ${PIPESTATUS[0]} > '\(dir.path("status"))'"
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/bash")
-        p.arguments = ["-c", script]
+        (p.executableURL, p.arguments) = Watchdog.command("/bin/bash", ["-c", script], seconds: 120)
         try p.run()
         p.waitUntilExit()
         let status = try String(contentsOfFile: dir.path("status"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)

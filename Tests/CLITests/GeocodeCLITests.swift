@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `lodestar reverse`, `lodestar geocode` and their CSV batch modes, run as the built binary.
-@Suite("lodestar reverse / geocode")
+@Suite("lodestar reverse / geocode", .ownThreads)
 struct GeocodeCLITests {
     @Test func reverseText() throws {
         let r = try Lodestar.run(["reverse", "48.8566", "2.3522"])
@@ -80,7 +80,7 @@ struct GeocodeCLITests {
     }
 }
 
-@Suite("--placemark on replay")
+@Suite("--placemark on replay", .ownThreads)
 struct PlacemarkOptionTests {
     @Test func everyFixOfTheShippedDriveCarriesItsPlacemark() throws {
         let capture = SharedData.packageRoot.appendingPathComponent("captures/simulated-drive.lcap").path

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// `lodestar run` and `lodestar record` against a real pseudo-terminal, end to end.
-@Suite("lodestar run and record on a pseudo-terminal", .serialized)
+@Suite("lodestar run and record on a pseudo-terminal", .serialized, .ownThreads)
 struct LiveCLITests {
     static func cycle(_ s: Int) -> String {
         let t = String(format: "1200%02d", s % 60)
@@ -29,7 +29,7 @@ struct LiveCLITests {
         let dir = try TemporaryDirectory()
         let process = try SpawnedProcess(Lodestar.binary, ["run", "--gps", "\(pty.slavePath)@9600", "--no-sky"],
                                          stdoutPath: dir.path("out"), stderrPath: dir.path("err"))
-        usleep(300_000)
+        process.waitUntilOpen(pty.slavePath)
         for s in 0..<6 { _ = pty.write(Self.cycle(s)); usleep(30_000) }
         let lines = Self.waitForLines(dir.path("out"), atLeast: 7, timeout: 5)
         process.signal(SIGTERM)
@@ -50,7 +50,7 @@ struct LiveCLITests {
         let capture = dir.path("session.lcap")
         let recorder = try SpawnedProcess(Lodestar.binary, ["record", "--gps", "\(pty.slavePath)@9600", "--quiet", capture],
                                           stdoutPath: dir.path("out"), stderrPath: dir.path("err"))
-        usleep(300_000)
+        recorder.waitUntilOpen(pty.slavePath)
         for s in 0..<5 { _ = pty.write(Self.cycle(s)); usleep(30_000) }
         usleep(300_000)
         recorder.signal(SIGINT)

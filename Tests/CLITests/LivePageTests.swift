@@ -4,7 +4,7 @@ import TestSupport
 
 /// The live page (`replay --http`) in real headless Chromium: ten tabs at once, then a new connection after they
 /// all left, getting the session so far.
-@Suite("live page", .serialized)
+@Suite("live page", .serialized, .ownThreads)
 struct LivePageTests {
     /// GET over a plain socket (HTTP/1.1, Connection: close): status line and body.
     static func get(_ port: Int, _ path: String) -> (status: String, body: String)? {

@@ -4,7 +4,7 @@ import TestSupport
 
 /// `lodestar map` and `lodestar export` end to end, read back by real programs: Chromium, xmllint (GPX 1.1
 /// schema), gpsbabel, GDAL's ogrinfo.
-@Suite("lodestar map and export")
+@Suite("lodestar map and export", .ownThreads)
 struct MapCLITests {
     static let capture = "captures/simulated-drive.lcap"
     static let regions = "captures/simulated-drive-regions.json"
@@ -17,8 +17,7 @@ struct MapCLITests {
 
     static func run(_ path: String, _ args: [String]) throws -> RunResult {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
+        (p.executableURL, p.arguments) = Watchdog.command(path, args)
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
@@ -138,7 +137,7 @@ struct MapCLITests {
     }
 }
 
-@Suite("lodestar calibrate --plot")
+@Suite("lodestar calibrate --plot", .ownThreads)
 struct CalibrationPlotCLITests {
     /// The planar fit of the shipped drive: one panel in the plane, every kept sample drawn raw and calibrated, the
     /// calibrated ones on the circle of radius F around the panel's centre (the plot's own geometry, checked here).

@@ -5,12 +5,11 @@ import Testing
 /// The systemd files `make install` ships, checked with systemd's own tools when they are on this machine
 /// (Debian's systemd package; `make test` installs it): the unit verifies clean, its sandboxing exposure is at most
 /// 2.0, and sysusers/tmpfiles create the user, groups and /run/lodestar in a scratch root.
-@Suite("systemd service files", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")))
+@Suite("systemd service files", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")), .ownThreads)
 struct ServiceUnitTests {
     static func tool(_ path: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
+        (process.executableURL, process.arguments) = Watchdog.command(path, arguments)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `lodestar replay` with the location-services options on the shipped capture.
-@Suite("lodestar location services")
+@Suite("lodestar location services", .ownThreads)
 struct ServicesCLITests {
     static let capture = "captures/simulated-drive.lcap"
     static let regions = "captures/simulated-drive-regions.json"

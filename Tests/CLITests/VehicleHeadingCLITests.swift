@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite("lodestar vehicle heading options")
+@Suite("lodestar vehicle heading options", .ownThreads)
 struct VehicleHeadingCLITests {
     static let capture = "captures/simulated-drive.lcap"
 

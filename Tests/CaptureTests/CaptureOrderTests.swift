@@ -4,10 +4,11 @@ import Glibc
 import Capture
 import LocationCore
 import Testing
+import TestSupport
 
 /// Issue 13, cases 4 and 12: a cut-off last record, negative or backward times and undeclared sources are
 /// rejected by reason; the writer never writes time backwards.
-@Suite struct CaptureOrderTests {
+@Suite(.ownThreads) struct CaptureOrderTests {
     static let header = "#!lodestar-capture 1\n# source: 0 kind=nmea name=gps0\n# source: 1 kind=magnetometer name=imu0\n"
 
     static func read(_ text: String) throws -> (events: [SensorEvent], statistics: CaptureStatistics) {

@@ -98,7 +98,7 @@ private let v3Header = """
 
     """
 
-@Suite("GnssLoggerReader")
+@Suite("GnssLoggerReader", .ownThreads)
 struct GnssLoggerReaderTests {
     @Test("a v3 GPS Fix row maps to an exact Location")
     func gpsFix() throws {

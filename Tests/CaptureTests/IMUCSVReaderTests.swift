@@ -74,7 +74,7 @@ private func headerFailure(_ text: String) throws -> String? {
     }
 }
 
-@Suite("IMUCSVReader")
+@Suite("IMUCSVReader", .ownThreads)
 struct IMUCSVReaderTests {
     @Test("canonical columns: accelerometer, gyroscope, magnetometer events per row, in that order")
     func canonical() throws {

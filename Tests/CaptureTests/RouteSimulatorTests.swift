@@ -88,7 +88,7 @@ private func distance(_ a: (Double, Double), _ b: (Double, Double)) -> Double {
     return (dLat * dLat + dLon * dLon).squareRoot()
 }
 
-@Suite("RouteSimulator")
+@Suite("RouteSimulator", .ownThreads)
 struct RouteSimulatorTests {
     @Test("same seed gives identical bytes, another seed different noise on the same drive")
     func determinism() throws {
@@ -434,7 +434,7 @@ struct RouteSimulatorTests {
     }
 }
 
-@Suite("RouteSimulator: harder conditions")
+@Suite("RouteSimulator: harder conditions", .ownThreads)
 struct RouteSimulatorHarderTests {
     @Test func gyroscopeOutagesAndHardIronChange() throws {
         var s = RouteSimulator.Settings.default

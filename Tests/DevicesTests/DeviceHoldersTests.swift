@@ -5,7 +5,7 @@ import Devices
 import TestSupport
 import Testing
 
-@Suite("Device holders")
+@Suite("Device holders", .ownThreads)
 struct DeviceHoldersTests {
     /// A real process (`sleep` with the pty on its stdin) holding a pseudo-terminal is found through /proc, by pid and
     /// command name, also through a symlink; a closed one is not.

@@ -14,7 +14,7 @@ import TestSupport
 /// GPSDSource against a real gpsd (3.22 on Debian 12) reading the test's own pseudo-terminal on its own port:
 /// `gpsd -N -n -b -S PORT /dev/pts/N`, started with posix_spawn and killed by PID.
 @Suite("GPSD source against a real gpsd", .enabled(if: GPSDProcess.isInstalled, Comment(rawValue: GPSDProcess.skipMessage)),
-       .timeLimit(.minutes(1)))
+       .timeLimit(.minutes(10)), .ownThreads)
 struct GPSDTests {
     /// A pty fed with RMC+GGA every 100 ms (a 10 Hz receiver's worth of bytes) and a gpsd reading it.
     struct Rig {
@@ -162,7 +162,7 @@ struct GPSDTests {
 /// Issue 13, case 8: gpsd running but its receiver silent (device gone or stalled) is reported like a silent
 /// serial receiver: unavailable after the silence timeout, recovered when data flows again.
 @Suite("GPSD source: stalled stream", .enabled(if: GPSDProcess.isInstalled, Comment(rawValue: GPSDProcess.skipMessage)),
-       .timeLimit(.minutes(1)))
+       .timeLimit(.minutes(10)), .ownThreads)
 struct GPSDSilenceTests {
     @Test func stalledStreamIsUnavailableThenRecovered() async throws {
         let directory = try TemporaryDirectory()

@@ -3,10 +3,11 @@ import LocationCore
 import NMEA
 import Pipeline
 import Testing
+import TestSupport
 
 /// gpsd's own client library is the peer: every line of `--output gpsd` must parse with libgps' `gps_unpack`
 /// into the values Lodestar meant.
-@Suite("gpsd JSON read by libgps")
+@Suite("gpsd JSON read by libgps", .ownThreads)
 struct GpsdClientInteropTests {
     static let log = [
         "GPRMC,225308,A,4527.458,S,16709.165,E,000.0,094.5,060601,024.1,E",

@@ -15,7 +15,7 @@ import Testing
 /// "all" trims, every term non-zero: x1 3, y1 −4, z4 −120, x2 25, y2 30, z2 700, z1 23000, xyz1 6800, z3 −50,
 /// xy2 −4, xy1 27; raw x −130, y 200, z 700, rhall 7100
 ///   → −725, 1150, 4727 (1/16 µT) = −45.3125, 71.875, 295.4375 µT  [float −45.262, 71.886, 295.520]
-@Suite("BMM150")
+@Suite("BMM150", .ownThreads)
 struct I2CBMM150Tests {
     /// 0x5D…0x71.
     static let realTrimBytes: [UInt8] = [

@@ -3,8 +3,9 @@ import Glibc
 #endif
 import Devices
 import Testing
+import TestSupport
 
-@Suite("I2C bus and errors")
+@Suite("I2C bus and errors", .ownThreads)
 struct I2CBusTests {
     @Test(arguments: [
         (ENXIO, I2CError.nack(address: 0x1E)),

@@ -5,7 +5,7 @@ import Testing
 
 /// Accelerometer/gyroscope drivers (and the magnetometers behind MPU-9250/ICM-20948 bypass) against the
 /// simulated chips.
-@Suite("I2C IMU drivers")
+@Suite("I2C IMU drivers", .ownThreads)
 struct I2CIMUDriverTests {
     // MARK: LSM303AGR / LSM303DLHC accelerometer
 

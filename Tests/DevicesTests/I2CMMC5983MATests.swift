@@ -3,7 +3,7 @@ import LocationCore
 import TestSupport
 import Testing
 
-@Suite("MMC5983MA")
+@Suite("MMC5983MA", .ownThreads)
 struct I2CMMC5983MATests {
     /// Field 0.5 G, −0.25 G, 1 G in 18-bit counts (16384/G) with a bridge offset the SET/RESET pair must remove.
     static let field: [Int32] = [8192, -4096, 16384]

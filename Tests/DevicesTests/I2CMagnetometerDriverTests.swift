@@ -5,7 +5,7 @@ import Testing
 
 /// Magnetometer drivers against the simulated chips: the init sequence as a literal register trace, conversion
 /// of known counts to µT, data-ready and overflow handling.
-@Suite("I2C magnetometer drivers")
+@Suite("I2C magnetometer drivers", .ownThreads)
 struct I2CMagnetometerDriverTests {
     // MARK: HMC5883L
 

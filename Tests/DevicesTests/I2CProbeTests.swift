@@ -2,7 +2,7 @@ import Devices
 import TestSupport
 import Testing
 
-@Suite("I2C probe")
+@Suite("I2C probe", .ownThreads)
 struct I2CProbeTests {
     @Test func findsSeveralChipsOnOneBus() {
         let sim = I2CTest.bus([

@@ -6,7 +6,7 @@ import Testing
 /// `I2CAdapterBus` on adapters without `I2C_FUNC_I2C`: the transfer is chosen from the functionality mask, every
 /// transaction the simulator sees is one the mask allows (the simulator rejects the others with EOPNOTSUPP), and
 /// every driver reads the same samples as over plain I2C.
-@Suite("I2C SMBus fallback")
+@Suite("I2C SMBus fallback", .ownThreads)
 struct I2CSMBusFallbackTests {
     typealias F = I2CSimulator.Functionality
 

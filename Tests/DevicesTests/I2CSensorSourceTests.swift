@@ -8,7 +8,7 @@ import Testing
 /// `I2CSensorSource` in simulated time: the injected sleep advances a fake monotonic clock, ticks the simulator
 /// once per chip output period, runs scripted fault injections at their times and stops the source at the end.
 /// `run` executes on the test's own thread and returns when the script ends; nothing waits in real time.
-@Suite("I2C sensor source")
+@Suite("I2C sensor source", .ownThreads)
 struct I2CSensorSourceTests {
     /// Events and statuses in the order the source produced them, with the fake time of each.
     final class RecordingSink: SourceSink {

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// The simulator's own behaviour: the driver tests are only as good as it is.
-@Suite("I2C simulator")
+@Suite("I2C simulator", .ownThreads)
 struct I2CSimulatorTests {
     @Test func autoIncrementFollowsTheDevicesRule() throws {
         var st = I2CSimulator.Device(name: "st", registers: [0x27: 0x11, 0x28: 0x22, 0x29: 0x33], autoIncrement: .whenRegisterMSBSet)

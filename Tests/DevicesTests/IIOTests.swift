@@ -143,7 +143,7 @@ private func running(_ source: IIOSource, sourceID: Int = 3, _ body: (RecordingS
     return sink
 }
 
-@Suite("IIO devices")
+@Suite("IIO devices", .ownThreads)
 struct IIOTests {
     @Test func discoveryListsNamesChannelsAndFrequencies() throws {
         let tree = try FakeIIOTree()

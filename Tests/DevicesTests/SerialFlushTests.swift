@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// Issue 13, case 15: opening a receiver discards input the tty buffered before (TCFLSH, as gpsd does).
-@Suite struct SerialFlushTests {
+@Suite(.ownThreads) struct SerialFlushTests {
     @Test func openDiscardsStaleBufferedInput() throws {
         let pty = try PseudoTerminal()
         // Hold the slave open once so the line discipline buffers what the "receiver" sends while nobody reads.

@@ -23,7 +23,7 @@ struct ClassificationCase: Sendable, CustomStringConvertible {
     }
 }
 
-@Suite("udev discovery and hotplug")
+@Suite("udev discovery and hotplug", .ownThreads)
 struct UdevTests {
     static let table: [ClassificationCase] = [
         .init(usb: (0x1546, 0x01A8), driver: "cdc_acm", expected: .gnss("u-blox")),        // u-blox 8

@@ -61,7 +61,7 @@ func path(_ fixes: ArraySlice<Location>) -> Double {
     }
 }
 
-@Suite struct SmoothingTests {
+@Suite(.ownThreads) struct SmoothingTests {
     @Test func radius68OfCircularAndElongatedGaussians() {
         #expect(abs(HorizontalError.radius68(pee: 1, pnn: 1, pen: 0) - 1.5096) < 1e-3)
         // A 1-D Gaussian: 68 % within 0.994 σ.

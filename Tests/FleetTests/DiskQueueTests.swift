@@ -4,6 +4,7 @@ import TestSupport
 @testable import MQTT
 
 /// The store-and-forward spool on its own: order, persistence across reopen, limits, a torn tail.
+@Suite(.ownThreads)
 struct DiskQueueTests {
     func fill(_ q: DiskQueue, _ range: Range<Int>, now: Int64 = 1_000) {
         for i in range { q.append(topic: "t/\(i)", payload: Array("payload \(i)".utf8), qos: 1, retain: i % 2 == 0, nowNanos: now) }

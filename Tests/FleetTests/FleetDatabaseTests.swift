@@ -4,7 +4,7 @@ import TestSupport
 
 /// `lodestar fleet` between a real mosquitto and a real PostgreSQL 15 + PostGIS, fed by 20 replayed boards.
 @Suite(.serialized, .enabled(if: MosquittoBroker.isInstalled && PostgresServer.isInstalled,
-                             "\(MosquittoBroker.skipMessage) / \(PostgresServer.skipMessage)"))
+                             "\(MosquittoBroker.skipMessage) / \(PostgresServer.skipMessage)"), .ownThreads)
 struct FleetDatabaseTests {
     static let regions = SharedData.packageRoot.appendingPathComponent("captures/simulated-drive-regions.json").path
 

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// OwnTracks and Home Assistant payloads, checked with Foundation's JSON parser against the Lodestar JSON on stdout.
-@Suite(.serialized, .enabled(if: MosquittoBroker.isInstalled, "\(MosquittoBroker.skipMessage)"))
+@Suite(.serialized, .enabled(if: MosquittoBroker.isInstalled, "\(MosquittoBroker.skipMessage)"), .ownThreads)
 struct MQTTFormatTests {
     static func object(_ s: String) -> [String: Any]? {
         (try? JSONSerialization.jsonObject(with: Data(s.utf8))) as? [String: Any]

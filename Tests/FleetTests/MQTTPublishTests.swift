@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `lodestar replay/run --mqtt` against a real mosquitto started by the test (docs/fleet.md).
-@Suite(.serialized, .enabled(if: MosquittoBroker.isInstalled, "\(MosquittoBroker.skipMessage)"))
+@Suite(.serialized, .enabled(if: MosquittoBroker.isInstalled, "\(MosquittoBroker.skipMessage)"), .ownThreads)
 struct MQTTPublishTests {
     let auth = ["-u", "board", "-P", "s3cret-pw"]
 

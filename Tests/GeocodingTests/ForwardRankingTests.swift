@@ -1,9 +1,10 @@
 import Testing
+import TestSupport
 @testable import Geocoding
 
 /// Forward search at the edges a new user hits: an exact name against an alternate name of a bigger place,
 /// capitals, "City of …" forms (issue 18's examples).
-@Suite struct ForwardRankingTests {
+@Suite(.ownThreads) struct ForwardRankingTests {
     @Test(arguments: [
         ("Islamabad", "PK"), ("Bridgetown", "BB"), ("Adamstown", "PN"), ("Victoria", "SC"),
         ("City of San Marino", "SM"), ("the city of Victoria", "SC"), ("Panama City", "PA"), ("Guatemala City", "GT"),

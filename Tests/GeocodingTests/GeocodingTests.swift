@@ -1,5 +1,6 @@
 import LocationCore
 import Testing
+import TestSupport
 @testable import Geocoding
 
 private func geocoder() throws -> Geocoder { try Geocoder.shared() }
@@ -8,7 +9,7 @@ private func reverse(_ lat: Double, _ lon: Double) throws -> Placemark {
     try #require(try geocoder().reverse(latitude: lat, longitude: lon))
 }
 
-@Suite struct ReverseGeocodingTests {
+@Suite(.ownThreads) struct ReverseGeocodingTests {
     @Test(arguments: [
         (48.8566, 2.3522, "FR", "Europe/Paris"), (52.5200, 13.4050, "DE", "Europe/Berlin"),
         (35.6895, 139.6917, "JP", "Asia/Tokyo"), (-35.2809, 149.1300, "AU", "Australia/Sydney"),
@@ -95,7 +96,7 @@ private func reverse(_ lat: Double, _ lon: Double) throws -> Placemark {
     }
 }
 
-@Suite struct ForwardGeocodingTests {
+@Suite(.ownThreads) struct ForwardGeocodingTests {
     @Test func parisIsFranceFirst() throws {
         let r = try geocoder().geocode("Paris")
         #expect(r.first?.isoCountryCode == "FR")
@@ -144,7 +145,7 @@ private func reverse(_ lat: Double, _ lon: Double) throws -> Placemark {
     }
 }
 
-@Suite struct PlacemarkTrackerTests {
+@Suite(.ownThreads) struct PlacemarkTrackerTests {
     @Test func recomputesOnlyAfterMovingPastThreshold() throws {
         var t = PlacemarkTracker(geocoder: try geocoder(), thresholdMeters: 100)
         func fix(_ lat: Double, _ lon: Double) -> Location {

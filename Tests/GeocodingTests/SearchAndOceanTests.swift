@@ -2,11 +2,12 @@
 import Glibc
 #endif
 import Testing
+import TestSupport
 @testable import Geocoding
 
 /// The banded k-d tree search and the far-from-places cells against brute force over every place, and the marine
 /// polygons' ocean names.
-@Suite struct BandedSearchTests {
+@Suite(.ownThreads) struct BandedSearchTests {
     /// Deterministic uniform points on the sphere (xorshift), as (latitude, longitude) in degrees.
     static func points(_ n: Int, seed: UInt64) -> [(Double, Double)] {
         var state = seed
@@ -101,7 +102,7 @@ import Testing
     }
 }
 
-@Suite struct OceanNameTests {
+@Suite(.ownThreads) struct OceanNameTests {
     @Test(arguments: [
         (35.0, 18.0, "Mediterranean Sea"), (25.0, -90.0, "Gulf of Mexico"), (30.0, -150.0, "North Pacific Ocean"),
         (43.0, 34.0, "Black Sea"), (12.0, 88.0, "Bay of Bengal"), (56.0, 20.0, "Baltic Sea"),
@@ -130,7 +131,7 @@ import Testing
     }
 }
 
-@Suite struct CoastBoundaryTests {
+@Suite(.ownThreads) struct CoastBoundaryTests {
     /// GeoNames villages just outside Natural Earth's simplified coasts and more than 20 km from any bundled place:
     /// the nearest country boundary within 5 km gives the country (the sea is still named).
     @Test(arguments: [
@@ -154,7 +155,7 @@ import Testing
     }
 }
 
-@Suite struct RegionLayerIndexTests {
+@Suite(.ownThreads) struct RegionLayerIndexTests {
     /// The per-block index (one read for a block inside one run) against a binary search over the whole row.
     @Test func blockIndexMatchesRowSearch() throws {
         let db = try Geocoder.shared().db

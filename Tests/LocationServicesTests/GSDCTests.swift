@@ -6,7 +6,7 @@ import TestSupport
 
 /// Real drives: Pixel 4 chipset fixes of GSDC 2021 MTV-1/MTV-2 against the NovAtel SPAN reference
 /// (../shared/data/gnss, Apache-2.0, AILocAR/androidGnss).
-@Suite(.enabled(if: SharedData.available, Comment(rawValue: SharedData.skipMessage)))
+@Suite(.enabled(if: SharedData.available, Comment(rawValue: SharedData.skipMessage)), .ownThreads)
 struct GSDCDriveTests {
     static let mtv2Phone = SharedData.path("gnss/gsdc2021-mtv2/Pixel4_chipset.nmea")
     static let mtv2Truth = SharedData.path("gnss/gsdc2021-mtv2/SPAN_Pixel4_10Hz.nmea")

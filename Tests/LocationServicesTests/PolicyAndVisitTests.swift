@@ -6,7 +6,7 @@ import LocationServices
 import Testing
 import TestSupport
 
-@Suite struct UpdatePolicyTests {
+@Suite(.ownThreads) struct UpdatePolicyTests {
     /// Property: consecutive delivered fixes are never closer than the distance filter (random tracks and filters).
     @Test func noTwoDeliveredFixesCloserThanTheDistanceFilter() {
         var rng = SeededRandom(seed: 5)
@@ -96,7 +96,7 @@ import TestSupport
     }
 }
 
-@Suite struct VisitTests {
+@Suite(.ownThreads) struct VisitTests {
     /// A drive with a 40 s traffic-light stop, a 10 min visit and jitter while parked: one arrival and one
     /// departure, at the right place and times; the traffic light gives nothing.
     @Test func visitAtTheRealStopAndNotAtTheTrafficLight() {

@@ -6,7 +6,7 @@ import LocationServices
 import Testing
 import TestSupport
 
-@Suite struct RegionMonitorTests {
+@Suite(.ownThreads) struct RegionMonitorTests {
     /// A straight drive at 10 m/s through a 100 m region with 5 m jitter: one enter, one exit, near the truth.
     @Test func straightCrossingGivesOneEnterAndOneExitAtTheRightTimes() {
         var rng = SeededRandom(seed: 7)

@@ -5,10 +5,11 @@ import Capture
 import LodestarIO
 import SystemPackage
 import Testing
+import TestSupport
 
 /// Every sink and file source under the syscall layer's fault hook: each line produced is either delivered or
 /// dropped (counted), and the failure names the errno. Serialized: the hook is process-wide.
-@Suite(.serialized)
+@Suite(.serialized, .ownThreads)
 struct FaultInjectionTests {
     static func lines(_ n: Int, width: Int = 60) -> [UInt8] {
         var out: [UInt8] = []

@@ -2,7 +2,7 @@ import LodestarKit
 import Testing
 import TestSupport
 
-@Suite struct LocationManagerTests {
+@Suite(.ownThreads) struct LocationManagerTests {
     static let capture = SharedData.packageRoot.appendingPathComponent("captures/simulated-drive.lcap").path
 
     @Test func replayDeliversUpdatesRegionsVisitsHeadingsAndBatches() async throws {

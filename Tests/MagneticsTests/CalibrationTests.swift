@@ -6,7 +6,7 @@ import TestSupport
 
 /// Calibration fit ladder, collector, file format and background refiner: synthetic ellipsoids with known hard and
 /// soft iron (seeded noise), the shipped simulated drive, and the real recordings in ../shared/data/mag.
-@Suite("Magnetometer calibration")
+@Suite("Magnetometer calibration", .ownThreads)
 struct CalibrationTests {
     static let hardIron = Vector3(x: 25, y: -12, z: 40)
     /// Sensor distortion: raw = distortion · true + hard iron. Symmetric, ±10 % scale, 3–5 % cross-coupling.

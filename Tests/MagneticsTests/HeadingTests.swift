@@ -107,7 +107,7 @@ private func headingError(_ report: HeadingReport, _ r: Matrix3, offset: Double 
 
 // MARK: - SyntheticBoard tests
 
-@Suite("Heading: synthetic")
+@Suite("Heading: synthetic", .ownThreads)
 struct HeadingSyntheticTests {
     @Test(arguments: [0.0, 0.4, 45, 90, 135, 179.7, 180, 225, 270, 315, 359.6])
     func levelHeadings(heading: Double) throws {
@@ -528,7 +528,7 @@ private func evaluateHeading(_ rec: HeadingRecording, gyroscope: Bool) -> Headin
     return score
 }
 
-@Suite("Heading: real recordings (../shared/data/mag)")
+@Suite("Heading: real recordings (../shared/data/mag)", .ownThreads)
 struct HeadingRecordingTests {
     static let trials = [
         "broad_02_undisturbed_slow_rotation_B_dec4.csv",

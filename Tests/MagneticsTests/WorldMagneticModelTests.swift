@@ -6,7 +6,7 @@ import TestSupport
 
 /// WMM2025 against NOAA's published values. Tolerances come from the files: a value printed with d decimals is
 /// NOAA's result rounded to d decimals, so ours must lie within half a unit of the last printed digit.
-@Suite("World Magnetic Model")
+@Suite("World Magnetic Model", .ownThreads)
 struct WorldMagneticModelTests {
     let model = WorldMagneticModel.wmm2025
 

@@ -1,8 +1,9 @@
 import LocationCore
 import Testing
+import TestSupport
 @testable import Maps
 
-@Suite struct ExportTests {
+@Suite(.ownThreads) struct ExportTests {
     @Test func gpxLongitudeStaysInItsSchemaRange() {
         var d = MapData()
         d.raw = [TrackPoint(latitudeDegrees: 0, longitudeDegrees: 180), TrackPoint(latitudeDegrees: 0.001, longitudeDegrees: 179.999)]

@@ -9,7 +9,7 @@ import TestSupport
 @testable import Maps
 
 /// Maps rendered by a real headless Chromium: the pixels must be where the projection says.
-@Suite struct MapRenderingTests {
+@Suite(.ownThreads) struct MapRenderingTests {
     /// A straight north-going track of four fixes (1.1 km apart) at 48.80° N, 2.0° E (Île-de-France, inland).
     static func northTrack(headings: [Double?] = [nil, nil, nil, nil]) -> MapData {
         var d = MapData()

@@ -1,8 +1,9 @@
 import Testing
+import TestSupport
 @testable import Maps
 
 /// Web Mercator against published slippy-map numbers.
-@Suite struct WebMercatorTests {
+@Suite(.ownThreads) struct WebMercatorTests {
     /// Google Maps JavaScript API documentation, "Map and tile coordinates": Chicago (41.85, −87.65) has world
     /// coordinate (65.67111, 95.17492) (zoom 0), pixel coordinate (525, 761) and tile (2, 2) at zoom 3.
     @Test func chicagoFromGoogleDocumentation() {

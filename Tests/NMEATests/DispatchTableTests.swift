@@ -1,9 +1,10 @@
 @testable import NMEA
 import Testing
+import TestSupport
 
 /// The parser's one dispatch table (sentence id → minimum field count, parser), against a literal table written
 /// from the NMEA 0183 field lists, and its slot index.
-@Suite("NMEA dispatch table")
+@Suite("NMEA dispatch table", .ownThreads)
 struct DispatchTableTests {
     /// Minimum field counts including the address field (gpsd's `nf` convention).
     static let expected: [String: Int] = [
@@ -47,7 +48,7 @@ struct DispatchTableTests {
 }
 
 /// `NMEAFields` directly: field splitting, empty ⇒ nil (never 0), numbers, coordinates with hemispheres, times.
-@Suite("NMEA fields")
+@Suite("NMEA fields", .ownThreads)
 struct NMEAFieldsTests {
     /// Splits `body` (no `$`, no checksum) at commas the way the parser does and runs `check` on the fields.
     static func withFields(_ body: String, _ check: (NMEAFields) -> Void) {

@@ -1,6 +1,7 @@
 import LocationCore
 import NMEA
 import Testing
+import TestSupport
 
 /// Runs sentences (bodies without `$`/checksum) through framer, parser and assembler.
 func assemble(_ bodies: [String], reference: CivilDate? = CivilDate(year: 2024, month: 1, day: 1),
@@ -22,7 +23,7 @@ func fixes(_ outputs: [EpochOutput]) -> [Location] {
     outputs.compactMap { if case .fix(let l) = $0 { l } else { nil } }
 }
 
-@Suite("Epoch assembly")
+@Suite("Epoch assembly", .ownThreads)
 struct EpochAssemblerTests {
     @Test func mergesOneCycleIntoOneLocation() throws {
         let out = fixes(assemble([
@@ -111,7 +112,7 @@ struct EpochAssemblerTests {
     }
 }
 
-@Suite("Date resolution")
+@Suite("Date resolution", .ownThreads)
 struct DateResolverTests {
     @Test(arguments: [
         (NMEADate(day: 6, month: 6, year: 1, twoDigitYear: true), CivilDate(year: 2005, month: 3, day: 11), CivilDate(year: 2001, month: 6, day: 6)),

@@ -1,5 +1,6 @@
 import NMEA
 import Testing
+import TestSupport
 
 /// Frames `input` fed in the given chunk sizes; returns the accepted sentences' text and the statistics.
 func frame(_ input: [UInt8], chunks: [Int]? = nil, lenient: Bool = false) -> ([String], NMEAStatistics) {
@@ -36,7 +37,7 @@ struct SplitMix64: RandomNumberGenerator {
     }
 }
 
-@Suite("NMEA framer")
+@Suite("NMEA framer", .ownThreads)
 struct FramerTests {
     static let gga = "$GPGGA,225308,4527.458,S,16709.165,E,1,05,2.1,14.7,M,1.1,M,,*53"
     static let rmc = "$GPRMC,225308,A,4527.458,S,16709.165,E,000.0,094.5,060601,024.1,E*6D"

@@ -1,10 +1,11 @@
 import LocationCore
 import NMEA
 import Testing
+import TestSupport
 
 func parse(_ text: String) -> ParsedSentence? { NMEAParser().parse(text: text) }
 
-@Suite("NMEA sentences: literal expected values")
+@Suite("NMEA sentences: literal expected values", .ownThreads)
 struct ParserTests {
     @Test func gga() throws {
         let p = try #require(parse("$GPGGA,123519.25,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*47"))

@@ -4,7 +4,7 @@ import LocationCore
 import Testing
 import TestSupport
 
-@Suite("chrony SOCK refclock", .serialized)
+@Suite("chrony SOCK refclock", .serialized, .ownThreads)
 struct ChronyTests {
     @Test func sampleIsFixTimeMinusReceiveTime() {
         var l = Location()
@@ -43,6 +43,7 @@ struct ChronyTests {
 
         let pty = try PseudoTerminal()
         let lodestar = try LodestarProcess(["run", "--gps", "\(pty.slavePath)@9600", "--no-smoothing", "--chrony-sock", sock], in: dir)
+        lodestar.process.waitUntilOpen(pty.slavePath)
         func checksum(_ body: String) -> String { String(format: "$%@*%02X\r\n", body, body.utf8.reduce(UInt8(0), ^)) }
         var lastSources = ""
         for _ in 0..<10 {

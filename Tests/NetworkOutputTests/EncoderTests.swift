@@ -7,7 +7,7 @@ import Testing
 import TestSupport
 
 /// gpsd JSON and NMEA encodings as gpsd's clients and NMEA consumers need them.
-@Suite("gpsd JSON and NMEA encodings")
+@Suite("gpsd JSON and NMEA encodings", .ownThreads)
 struct EncoderTests {
     static func replay(_ path: String, format: OutputFormat, smoothing: Bool = true) throws -> String {
         let reader = try CaptureDetector.open(path: path, format: nil)

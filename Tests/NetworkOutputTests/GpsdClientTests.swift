@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// Lodestar's gpsd-protocol server (`replay --serve`) against gpsd 3.22's own clients on loopback.
-@Suite("gpsd-protocol server with gpsd's clients", .serialized)
+@Suite("gpsd-protocol server with gpsd's clients", .serialized, .ownThreads)
 struct GpsdClientTests {
     /// `gpspipe -w -n 50` receives exactly what `replay --output gpsd` prints for the same capture (after gpsd's
     /// VERSION/DEVICES/WATCH greeting), with TPV, SKY and ATT (with a heading) among them, lines in CR LF.
@@ -131,6 +131,7 @@ struct GpsdClientTests {
         let run = try LodestarProcess(["run", "--gps", "\(pty.slavePath)@9600", "--serve", "127.0.0.1:\(port)", "--no-smoothing",
                                        "--quiet"], in: dir)
         #expect(run.waitForPort(port), "\(run.stderr)")
+        run.process.waitUntilOpen(pty.slavePath)
         let out = dir.path("pipe.json")
         let pipe = try SpawnedProcess(Tools.gpspipe!, ["-w", "-n", "8", "127.0.0.1:\(port)"], stdoutPath: out, stderrPath: out + ".err")
         Thread.sleep(forTimeInterval: 0.5)

@@ -4,7 +4,7 @@ import TestSupport
 
 /// A real gpsd 3.22 reading Lodestar as its device: NMEA over a pseudo-terminal, NMEA over TCP
 /// (`tcp://127.0.0.1:PORT`, Lodestar's --serve-nmea) and Lodestar's gpsd server as a `gpsd://` source.
-@Suite("gpsd reads Lodestar", .serialized)
+@Suite("gpsd reads Lodestar", .serialized, .ownThreads)
 struct GpsdReadsLodestarTests {
     static let enabled = Tools.gpsd != nil && Tools.gpspipe != nil
 

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// The server's own behaviour, in process: protocol replies, the bounded per-client queue, a taken port.
-@Suite("gpsd-protocol server behaviour", .serialized)
+@Suite("gpsd-protocol server behaviour", .serialized, .ownThreads)
 struct ServerBehaviourTests {
     /// A blocking TCP client on loopback.
     final class Client: @unchecked Sendable {

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// The Unix-socket server and NMEA over UDP, in process on loopback.
-@Suite("Unix socket and UDP transports")
+@Suite("Unix socket and UDP transports", .ownThreads)
 struct TransportTests {
     @Test func unixSocketServesTheGpsdProtocol() throws {
         let dir = try TemporaryDirectory()

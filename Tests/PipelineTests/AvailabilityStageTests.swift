@@ -1,8 +1,9 @@
 import LocationCore
 import Pipeline
 import Testing
+import TestSupport
 
-@Suite("Availability stage")
+@Suite("Availability stage", .ownThreads)
 struct AvailabilityStageTests {
     @Test func statusSequenceGivesAvailabilityChangesAndHeadingLoss() {
         var stage = AvailabilityStage(settings: .init(headingSourceNames: ["imu0"], locationSourceNames: ["gps0"]))

@@ -9,7 +9,7 @@ import TestSupport
 /// Replays gpsd's 33 regression logs (../shared/data/nmea-gpsd) and compares every TPV gpsd 3.27 emitted with
 /// Lodestar's fix for the same UTC time: mode, lat/lon (1e-7°), altitude, speed, track.
 /// Deliberate differences are listed (with reasons) in `documentedDifferences` and docs/nmea.md.
-@Suite("Agreement with gpsd's regression logs")
+@Suite("Agreement with gpsd's regression logs", .ownThreads)
 struct GpsdAgreementTests {
     struct Mismatch: CustomStringConvertible {
         let log: String, time: String, field: String, gpsd: String, ours: String

@@ -3,8 +3,9 @@ import LocationCore
 import Magnetics
 import Pipeline
 import Testing
+import TestSupport
 
-@Suite("Heading through the pipeline")
+@Suite("Heading through the pipeline", .ownThreads)
 struct HeadingPipelineTests {
     /// A level, still board with its x axis 30° east of magnetic north (field 20 µT horizontal, 40 µT down).
     static func samples(_ pipeline: Pipeline, seconds: Double, rateHz: Double = 50) {

@@ -4,7 +4,7 @@ import Pipeline
 import Testing
 import TestSupport
 
-@Suite("Replay of non-NMEA sources through the pipeline")
+@Suite("Replay of non-NMEA sources through the pipeline", .ownThreads)
 struct ReplaySourcesTests {
     /// The fixes as parsed (smoothing off: these tests check which source rows become fixes).
     static func fixes(_ path: String) throws -> [Location] {

@@ -6,7 +6,7 @@ import NMEA
 
 /// The smoother inside the pipeline: smoothed fixes carry isStationary, a GNSS outage is bridged by dead reckoning
 /// (status 6, mode kept) up to the limit, then "no fix"; `smoothing = nil` passes fixes through as parsed.
-@Suite("Smoothing in the pipeline")
+@Suite("Smoothing in the pipeline", .ownThreads)
 struct SmoothingPipelineTests {
     /// 1 Hz GGA+RMC moving east at 10 m/s from 12:00:00; seconds in `outage` have quality 0 / status V.
     static func stream(seconds: Int, outage: Range<Int>) -> [UInt8] {

@@ -2,9 +2,10 @@ import Foundation
 import LocationCore
 import Magnetics
 import Testing
+import TestSupport
 @testable import Capture
 
-@Suite("Vehicle calibration learned in motion")
+@Suite("Vehicle calibration learned in motion", .ownThreads)
 struct VehicleCalibrationTests {
     @Test func hardIronAndMountingYawAreLearnedFromTheCourse() throws {
         // Sensor turned 12° clockwise and tilted; the simulator's hard iron is (12, −8, 5) µT in the sensor frame.

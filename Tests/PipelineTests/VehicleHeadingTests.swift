@@ -2,13 +2,14 @@ import Foundation
 import LocationCore
 import Magnetics
 import Testing
+import TestSupport
 @testable import Capture
 
 /// The vehicle heading against the simulator's truth (`SimulatedTruth`), per magnetometer sample.
 /// "Done" (issue 14): after 120 s and outside the interference window ± 10 s, ≥ 90 % valid, true-heading
 /// RMSE ≤ 2°, ≥ 95 % of valid samples within their accuracy; interference flagged within 1 s of its start and
 /// cleared within 2 s of its end. No calibration file, no gyroscope unless the scenario says so.
-@Suite("Vehicle heading against the simulator's truth")
+@Suite("Vehicle heading against the simulator's truth", .ownThreads)
 struct VehicleHeadingTests {
     static func drive(seed: UInt64 = 1, duration: Double = 300, _ change: (inout RouteSimulator.Settings) -> Void = { _ in })
         -> RouteSimulator.Settings {

@@ -4,7 +4,7 @@ import TestSupport
 
 /// docs/architecture.md's module table is the module graph as it is: every non-test target of Package.swift has a
 /// row, and the row's "depends on" column is exactly the target's dependencies.
-@Suite("Architecture document")
+@Suite("Architecture document", .ownThreads)
 struct ArchitectureDocTests {
     static func text(_ path: String) throws -> String {
         try String(contentsOf: SharedData.packageRoot.appendingPathComponent(path), encoding: .utf8)

@@ -9,7 +9,7 @@ import TestSupport
 @testable import lodestar
 
 /// `replay` and `run` in-process: commands throw instead of exiting, so their failures are values here.
-@Suite("Commands in-process")
+@Suite("Commands in-process", .ownThreads)
 struct CommandTests {
     static let capture = SharedData.packageRoot.appendingPathComponent("captures/simulated-drive.lcap").path
     static func golden(_ name: String) throws -> String {
@@ -51,7 +51,7 @@ struct CommandTests {
     }
 }
 
-@Suite("Capture records and session configuration")
+@Suite("Capture records and session configuration", .ownThreads)
 struct CaptureRecordTests {
     @Test func externalFixRoundTripsExactly() throws {
         var l = Location()

@@ -12,7 +12,7 @@ import TestSupport
 /// These state what SHOULD hold. Where the heading does not (issue 14 rewrites the estimator), the assertions are
 /// marked as known issues naming issue 14 instead of being loosened; when it is fixed, they start passing and the
 /// known-issue markers fail, which is the signal to remove them.
-@Suite("Golden output against the simulator's truth")
+@Suite("Golden output against the simulator's truth", .ownThreads)
 struct GoldenTruthTests {
     struct Truth {
         let rows: [RouteSimulator.TruthSample]

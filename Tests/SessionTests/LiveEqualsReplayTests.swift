@@ -117,13 +117,13 @@ final class ReceiverFeeder: Sendable {
     }
 }
 
-@Suite("Live equals replay", .serialized)
+@Suite("Live equals replay", .serialized, .ownThreads)
 struct LiveEqualsReplayTests {
     /// The project's promise, end to end: a live session — a receiver on a pseudo-terminal (unplugged and
     /// replugged) plus a simulated I2C magnetometer and accelerometer (with an interference burst and the
     /// magnetometer lost for a moment) — run through `lodestar run --record`'s session code gives, in every output
     /// format, byte for byte the stdout that the `lodestar replay` binary prints for its capture.
-    @Test(.timeLimit(.minutes(2)))
+    @Test(.timeLimit(.minutes(10)))
     func liveSessionAndReplayOfItsCapturePrintTheSameBytes() throws {
         let dir = try TemporaryDirectory()
         let capture = dir.path("session.lcap")

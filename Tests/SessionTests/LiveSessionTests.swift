@@ -58,7 +58,7 @@ final class MemorySink: OutputSink {
     var text: String { String(decoding: bytes, as: UTF8.self) }
 }
 
-@Suite("Live session")
+@Suite("Live session", .ownThreads)
 struct LiveSessionTests {
     /// A scripted live session recorded through the session runner replays to the same bytes, statuses included.
     @Test func liveSessionRecordsAndReplaysToTheSameBytes() throws {

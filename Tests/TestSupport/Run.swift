@@ -19,8 +19,7 @@ public enum Lodestar {
 
     public static func run(_ arguments: [String], stdin: Data? = nil, currentDirectory: String? = nil) throws -> RunResult {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
+        (process.executableURL, process.arguments) = Watchdog.command(binary, arguments)
         process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory ?? SharedData.packageRoot.path)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -46,5 +45,16 @@ public enum Lodestar {
         return RunResult(status: process.terminationStatus,
                          stdout: String(decoding: outData, as: UTF8.self),
                          stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+/// Every program a test runs to completion runs under coreutils' `timeout -s KILL`: a hung child (a FIFO opened
+/// twice, a server that never answers) fails its test after `seconds` instead of stalling the whole run, and the
+/// KILL reaches the child's whole process group (a `bash -c` pipeline included). SIGKILL because the test threads
+/// block SIGTERM and children inherit the mask.
+public enum Watchdog {
+    public static let defaultSeconds = 300
+    public static func command(_ path: String, _ arguments: [String], seconds: Int = defaultSeconds) -> (URL, [String]) {
+        (URL(fileURLWithPath: "/usr/bin/timeout"), ["-s", "KILL", String(seconds), path] + arguments)
     }
 }

@@ -6,8 +6,7 @@ extension Lodestar {
     public static func run(_ arguments: [String], stdoutPath: String, environment: [String: String] = [:],
                            stdin: Data? = nil) throws -> RunResult {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
+        (process.executableURL, process.arguments) = Watchdog.command(binary, arguments)
         process.currentDirectoryURL = SharedData.packageRoot
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }

@@ -24,6 +24,32 @@ public final class SpawnedProcess: @unchecked Sendable {
 
     public func signal(_ sig: Int32) { kill(pid, sig) }
 
+    /// Waits until the process holds `path` open (read from /proc/PID/fd), then `settle` seconds more. Lodestar
+    /// discards a serial port's queued input right after opening it (TCFLSH, as gpsd does), so a test that writes
+    /// to a pseudo-terminal before the open loses those bytes by design; a fixed sleep was too short on a loaded
+    /// machine. Returns false if the process did not open it within `timeout` seconds.
+    @discardableResult
+    public func waitUntilOpen(_ path: String, timeout: Double = 20, settle: Double = 0.1) -> Bool {
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let dir = "/proc/\(pid)/fd"
+            let fds = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+            if fds.contains(where: { (try? FileManager.default.destinationOfSymbolicLink(atPath: dir + "/" + $0)) == target }) {
+                usleep(UInt32(settle * 1e6))
+                return true
+            }
+            var st: Int32 = 0
+            if !reaped, waitpid(pid, &st, WNOHANG) == pid {
+                reaped = true
+                status = (st & 0x7F) == 0 ? (st >> 8) & 0xFF : 128 + (st & 0x7F)
+                return false
+            }
+            usleep(10_000)
+        }
+        return false
+    }
+
     /// Waits up to `timeout` seconds for exit; returns the exit code (128 + signal if killed), or nil on timeout.
     public func wait(timeout: Double) -> Int32? {
         if reaped { return status }
