@@ -59,7 +59,7 @@ let package = Package(
         .executableTarget(
             name: "lodestar",
             dependencies: ["LocationCore", "NMEA", "Capture", "Pipeline", "Devices", "Session", "Magnetics", "LocationServices", "Geocoding",
-                           "NetworkOutput", "MQTT", "Maps", "LivePage",
+                           "NetworkOutput", "MQTT", "Maps", "LivePage", "LodestarIO", .product(name: "SystemPackage", package: "swift-system"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         // libFuzzer entry point (built by `make fuzz`); without -DFUZZING it replays corpus files as a regression runner.
@@ -95,8 +95,8 @@ let package = Package(
 
         // MQTT publishing with store-and-forward (libmosquitto), and `lodestar fleet` (MQTT → PostgreSQL/PostGIS over
         // libpq; its own executable so the board's binary does not link libpq). docs/fleet.md.
-        .target(name: "MQTT", dependencies: ["CMosquitto", "CLinux", "LocationCore", "LocationServices", "Pipeline"], swiftSettings: strict),
-        .executableTarget(name: "LodestarFleet", dependencies: ["MQTT", "CPostgres", "CLinux", "LocationCore", "LocationServices", "Capture",
+        .target(name: "MQTT", dependencies: ["CMosquitto", "CLinux", "LocationCore", "LocationServices", "Pipeline", "LodestarIO"], swiftSettings: strict),
+        .executableTarget(name: "LodestarFleet", dependencies: ["MQTT", "CPostgres", "CLinux", "LocationCore", "LocationServices", "Capture", "LodestarIO",
                                                             "Pipeline", .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           swiftSettings: strict),
         // Load generator for the fleet benchmark (scripts/fleet-bench.sh).

@@ -325,40 +325,20 @@ public protocol SysfsAccess: Sendable {
 public struct LinuxSysfs: SysfsAccess {
     public init() {}
 
+    /// Through the syscall layer (EINTR retried, fault-injection hook). A sysfs attribute is at most one page.
     public func read(_ path: String) throws(SystemError) -> String {
-        let fd = Self.openRetrying(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 { throw SystemError("open", path: path, errno: -fd) }
-        defer { _ = Glibc.close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)  // a sysfs attribute is at most one page
-        while bytes.count < 65_536 {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                let e = Glibc.errno
-                if e == EINTR { continue }
-                throw SystemError("read", path: path, errno: e)
-            }
-            if n == 0 { break }
-            bytes += chunk[0..<n]
+        do {
+            return String(decoding: try Syscall.readWholeFile(path), as: UTF8.self)
+        } catch {
+            throw SystemError("read", path: path, error)
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     public func write(_ path: String, _ value: String) throws(SystemError) {
-        let fd = Self.openRetrying(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
-        if fd < 0 { throw SystemError("open", path: path, errno: -fd) }
-        defer { _ = Glibc.close(fd) }
-        let bytes = Array(value.utf8)
-        var done = 0
-        while done < bytes.count {
-            let n = bytes[done...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                let e = Glibc.errno
-                if e == EINTR { continue }
-                throw SystemError("write", path: path, errno: e)
-            }
-            done += n
-        }
+        let fd: Int32
+        do { fd = try Syscall.open(path, flags: O_WRONLY | O_TRUNC) } catch { throw SystemError("open", path: path, error) }
+        defer { Syscall.close(fd) }
+        do { try Syscall.writeFully(fd, Array(value.utf8)) } catch { throw SystemError("write", path: path, error) }
     }
 
     public func list(_ directory: String) throws(SystemError) -> [String] {
@@ -372,15 +352,5 @@ public struct LinuxSysfs: SysfsAccess {
             if name != "." && name != ".." { names.append(name) }
         }
         return names
-    }
-
-    /// open() with EINTR retry: fd or -errno.
-    private static func openRetrying(_ path: String, _ flags: Int32) -> Int32 {
-        while true {
-            let fd = Glibc.open(path, flags)
-            if fd >= 0 { return fd }
-            let e = Glibc.errno
-            if e != EINTR { return -e }
-        }
     }
 }

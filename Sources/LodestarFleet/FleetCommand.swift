@@ -1,6 +1,7 @@
 import ArgumentParser
 import CLinux
 import LocationCore
+import LodestarIO
 import LocationServices
 import MQTT
 import Synchronization
@@ -104,19 +105,14 @@ func printErr(_ s: String) {
 
 func printOut(_ s: String) {
     var b = Array(s.utf8); b.append(0x0A)
-    b.withUnsafeBytes { _ = write(1, $0.baseAddress, $0.count) }
+    do { try Syscall.writeFully(1, b) } catch {
+        // Standard output is where `lodestar fleet status` answers: a lost answer is an error, not a silent exit 0.
+        let line = Array("lodestar-fleet: \(SystemError("write", path: "standard output", error).description)\n".utf8)
+        line.withUnsafeBytes { _ = write(2, $0.baseAddress, $0.count) }
+        exit(74)
+    }
 }
 
 func readWholeFile(_ path: String) -> [UInt8]? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var out: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 { if errno == EINTR { continue }; return nil }
-        if n == 0 { return out }
-        out += chunk[0..<n]
-    }
+    try? Syscall.readWholeFile(path)
 }

@@ -151,6 +151,39 @@ public enum Syscall {
         _ = chmod(path, mode) // the umask must not narrow the requested mode
     }
 
+    /// Writes all of `buffer` to a blocking descriptor (a regular file, a terminal, standard output of a batch
+    /// command): short writes are continued, EINTR is retried by `write`. Throws the first error.
+    public static func writeFully(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(Errno) {
+        var offset = 0
+        while offset < buffer.count {
+            offset += try write(fd, UnsafeRawBufferPointer(rebasing: buffer[offset...]))
+        }
+    }
+
+    /// `writeFully` of a byte array.
+    public static func writeFully(_ fd: Int32, _ bytes: [UInt8]) throws(Errno) {
+        let result: Result<Void, Errno> = bytes.withUnsafeBytes { p in
+            do throws(Errno) { try writeFully(fd, p); return .success(()) } catch { return .failure(error) }
+        }
+        try result.get()
+    }
+
+    /// The whole content of a (small) file: open, read to the end, close.
+    public static func readWholeFile(_ path: String) throws(Errno) -> [UInt8] {
+        let fd = try open(path, flags: O_RDONLY)
+        defer { close(fd) }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let result: Result<Int, Errno> = chunk.withUnsafeMutableBytes { p in
+                do throws(Errno) { return .success(try read(fd, into: p)) } catch { return .failure(error) }
+            }
+            let n = try result.get()
+            if n == 0 { return out }
+            out += chunk[0..<n]
+        }
+    }
+
     /// The file type of `path` (S_IFMT bits), or nil when it does not exist.
     public static func fileType(_ path: String) -> mode_t? {
         var st = stat()

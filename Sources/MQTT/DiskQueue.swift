@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LodestarIO
 
 /// The store-and-forward spool: a bounded, ordered, on-disk queue of MQTT messages (docs/fleet.md).
 ///
@@ -284,30 +285,11 @@ public final class DiskQueue {
     }
 
     private func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        return bytes.withUnsafeBytes { p -> Bool in
-            while offset < p.count {
-                let n = write(fd, p.baseAddress! + offset, p.count - offset)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                offset += n
-            }
-            return true
-        }
+        do { try Syscall.writeFully(fd, bytes); return true } catch { return false }
     }
 
     private func readFile(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { Glibc.close(fd) }
-        var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == EINTR { continue }; return nil }
-            if n == 0 { break }
-            out += chunk[0..<n]
-        }
-        return out
+        try? Syscall.readWholeFile(path)
     }
 
     private func readSmallFile(_ path: String) -> String? { readFile(path).map { String(decoding: $0, as: UTF8.self) } }

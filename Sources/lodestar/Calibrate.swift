@@ -3,6 +3,8 @@ import Capture
 import Devices
 import CLinux
 import LocationCore
+import LodestarIO
+import SystemPackage
 import Magnetics
 #if canImport(Glibc)
 import Glibc
@@ -195,19 +197,7 @@ struct Calibrate: ParsableCommand {
 
     /// Writes everything, retrying EINTR and short writes; the errno on failure.
     private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
-        bytes.withUnsafeBytes { p -> Int32? in
-            guard let base = p.baseAddress else { return nil }
-            var offset = 0
-            while offset < p.count {
-                let n = Glibc.write(fd, base + offset, p.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += n
-            }
-            return nil
-        }
+        do { try Syscall.writeFully(fd, bytes); return nil } catch { return error.rawValue }
     }
 
     private static func describe(_ e: Int32) -> String {

@@ -2,6 +2,8 @@ import ArgumentParser
 import Capture
 import CLinux
 import LocationCore
+import LodestarIO
+import SystemPackage
 import Magnetics
 #if canImport(Glibc)
 import Glibc
@@ -179,11 +181,13 @@ struct Field: ParsableCommand {
         var batch = Batch(model: model)
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let n = chunk.withUnsafeMutableBytes { p in read(0, p.baseAddress, p.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
+            let result: Result<Int, Errno> = chunk.withUnsafeMutableBytes { p in
+                do throws(Errno) { return .success(try Syscall.read(0, into: p)) } catch { return .failure(error) }
+            }
+            guard case .success(let n) = result else {
                 try batch.flush()
-                throw CommandFailure("standard input: read failed (errno \(errno))", code: Exit.ioError)
+                if case .failure(let e) = result { throw CommandFailure(SystemError("read", path: "standard input", e).description, code: Exit.ioError) }
+                return
             }
             if n == 0 { break }
             try chunk.withUnsafeBufferPointer { p in try batch.feed(UnsafeBufferPointer(rebasing: p[0..<n])) }
@@ -301,16 +305,7 @@ extension Field {
         mutating func flush() throws {
             var failed = false
             out.withBytes { p in
-                var offset = 0
-                while offset < p.count {
-                    let n = write(1, p.baseAddress.map { $0 + offset }, p.count - offset)
-                    if n < 0 {
-                        if errno == EINTR { continue }
-                        failed = true
-                        return
-                    }
-                    offset += n
-                }
+                do throws(Errno) { try Syscall.writeFully(1, UnsafeRawBufferPointer(p)) } catch { failed = true }
             }
             out.removeAll()
             if failed { throw CommandFailure("standard output: write failed (errno \(errno))", code: Exit.ioError) }

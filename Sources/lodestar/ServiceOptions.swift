@@ -1,6 +1,8 @@
 import ArgumentParser
 import Capture
 import LocationCore
+import LodestarIO
+import SystemPackage
 import LocationServices
 import Maps
 import Pipeline
@@ -130,17 +132,9 @@ struct ServiceOptions: ParsableArguments {
             throw CommandFailure("\(path): cannot write region state (\(String(cString: strerror(errno))))",
                  code: errno == EACCES || errno == EPERM ? Exit.permission : Exit.cannotCreate)
         }
-        var offset = 0
-        let ok = bytes.withUnsafeBytes { p -> Bool in
-            guard let base = p.baseAddress else { return true }
-            while offset < p.count {
-                let n = write(fd, base + offset, p.count - offset)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                offset += n
-            }
-            return true
-        }
-        close(fd)
+        var ok = true
+        do { try Syscall.writeFully(fd, bytes) } catch { ok = false }
+        if close(fd) != 0 { ok = false }
         guard ok, rename(tmp, path) == 0 else {
             unlink(tmp)
             throw CommandFailure("\(path): cannot write region state (\(String(cString: strerror(errno))))", code: Exit.ioError)

@@ -2,6 +2,8 @@ import ArgumentParser
 import Capture
 import CLinux
 import LocationCore
+import LodestarIO
+import SystemPackage
 import LocationServices
 import Maps
 import NMEA
@@ -134,14 +136,8 @@ struct TrackLoader {
 /// Writes a whole file (created or truncated), failing with one line and exit 73/74.
 func writeWholeFile(_ path: String, _ text: String) throws {
     if path == "-" {
-        var bytes = Array(text.utf8)
-        try bytes.withUnsafeMutableBytes { p in
-            var off = 0
-            while off < p.count {
-                let n = write(1, p.baseAddress! + off, p.count - off)
-                if n < 0 { if errno == EINTR { continue }; throw CommandFailure("standard output: \(String(cString: strerror(errno)))", code: Exit.ioError) }
-                off += n
-            }
+        do { try Syscall.writeFully(1, Array(text.utf8)) } catch {
+            throw CommandFailure(SystemError("write", path: "standard output", error).description, code: Exit.ioError)
         }
         return
     }
@@ -150,16 +146,8 @@ func writeWholeFile(_ path: String, _ text: String) throws {
         let e = errno
         throw CommandFailure("cannot create \(path): \(String(cString: strerror(e)))", code: e == EACCES ? Exit.permission : Exit.cannotCreate)
     }
-    var bytes = Array(text.utf8)
-    let ok = bytes.withUnsafeMutableBytes { p -> Bool in
-        var off = 0
-        while off < p.count {
-            let n = write(fd, p.baseAddress! + off, p.count - off)
-            if n < 0 { if errno == EINTR { continue }; return false }
-            off += n
-        }
-        return true
-    }
-    let closed = close(fd) == 0
-    guard ok && closed else { throw CommandFailure("writing \(path): \(String(cString: strerror(errno)))", code: Exit.ioError) }
+    var failure: Errno?
+    do { try Syscall.writeFully(fd, Array(text.utf8)) } catch { failure = error }
+    if close(fd) != 0 && failure == nil { failure = Errno(rawValue: errno) }
+    if let failure { throw CommandFailure(SystemError("write", path: path, failure).description, code: Exit.ioError) }
 }
