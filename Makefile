@@ -128,6 +128,7 @@ install: build
 	sed 's|/usr/local/bin/lodestar|$(PREFIX)/bin/lodestar|; s|/usr/local/share/doc|$(PREFIX)/share/doc|' \
 	  systemd/lodestar.service > $(DESTDIR)/etc/systemd/system/lodestar.service
 	[ -e $(DESTDIR)/etc/lodestar/lodestar.conf ] || install -m 0644 systemd/lodestar.conf $(DESTDIR)/etc/lodestar/lodestar.conf
+	sed 's|/usr/local/share/doc|$(PREFIX)/share/doc|' systemd/lodestar.socket > $(DESTDIR)/etc/systemd/system/lodestar.socket
 	install -m 0644 systemd/sysusers.conf $(DESTDIR)/usr/lib/sysusers.d/lodestar.conf
 	install -m 0644 systemd/tmpfiles.conf $(DESTDIR)/usr/lib/tmpfiles.d/lodestar.conf
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
@@ -138,7 +139,7 @@ install: build
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/lodestar $(DESTDIR)$(PREFIX)/share/man/man1/lodestar.1
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/lodestar
-	rm -f $(DESTDIR)/etc/udev/rules.d/60-lodestar.rules $(DESTDIR)/etc/systemd/system/lodestar.service \
+	rm -f $(DESTDIR)/etc/udev/rules.d/60-lodestar.rules $(DESTDIR)/etc/systemd/system/lodestar.service $(DESTDIR)/etc/systemd/system/lodestar.socket \
 	  $(DESTDIR)/usr/lib/sysusers.d/lodestar.conf $(DESTDIR)/usr/lib/tmpfiles.d/lodestar.conf
 	@echo "Kept /etc/lodestar/lodestar.conf and the lodestar user."
 

@@ -60,11 +60,27 @@ public final class OutputServer: Sendable {
                 case .unix(let path):
                     channel = try bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).wait()
                     bound.append(e)
+                case .systemd:
+                    // Socket activation: the gpsd server takes the sockets named "gpsd" (or unnamed), the NMEA
+                    // server those named "nmea" (FileDescriptorName= in systemd/lodestar.socket).
+                    let fds = SystemdSockets.listening(named: kind == .gpsd ? ["gpsd", "unknown"] : ["nmea"])
+                    guard !fds.isEmpty else {
+                        throw ServerError.bindFailed(e, reason: "systemd passed no listening socket named '\(kind == .gpsd ? "gpsd" : "nmea")' "
+                                                     + "(LISTEN_FDS/LISTEN_FDNAMES): start the service through lodestar.socket")
+                    }
+                    for fd in fds.dropLast() {
+                        let c = try bootstrap.withBoundSocket(fd).wait()
+                        channels.append(c)
+                        bound.append(Self.endpoint(of: c))
+                    }
+                    channel = try bootstrap.withBoundSocket(fds.last!).wait()
+                    bound.append(Self.endpoint(of: channel))
                 }
                 channels.append(channel)
             } catch {
                 for c in channels { try? c.close().wait() }
                 try? group.syncShutdownGracefully()
+                if let error = error as? ServerError { throw error }
                 if let io = error as? IOError, io.errnoCode == EADDRINUSE { throw ServerError.addressInUse(e, service: service) }
                 if let io = error as? IOError { throw ServerError.bindFailed(e, reason: String(cString: strerror(io.errnoCode))) }
                 throw ServerError.bindFailed(e, reason: "\(error)")
@@ -75,6 +91,16 @@ public final class OutputServer: Sendable {
         self.group = group
         self.channels = channels
         self.endpoints = bound
+    }
+
+    /// What an inherited socket is bound to (for messages and tests).
+    static func endpoint(of channel: any Channel) -> ServerEndpoint {
+        if let a = channel.localAddress {
+            // An inherited Unix socket stays systemd's: never unlinked at shutdown.
+            if a.pathname != nil { return .systemd }
+            if let ip = a.ipAddress, let port = a.port { return .tcp(host: ip, port: port) }
+        }
+        return .systemd
     }
 
     /// Hands one encoded event to every watching client (returns at once).

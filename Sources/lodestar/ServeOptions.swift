@@ -8,10 +8,10 @@ import Glibc
 /// Network outputs shared by `run` and `replay` (docs/gpsd-compatibility.md, docs/output.md): the gpsd-protocol
 /// server, NMEA over TCP and UDP, chrony's SOCK refclock and PPS.
 struct ServeOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Serve the gpsd protocol (TPV/SKY/ATT, ?WATCH, ?POLL, ?DEVICES …) on ADDR:PORT (ADDR defaults to 127.0.0.1, PORT to 2947: '--serve 2947', '--serve 0.0.0.0:2947'), or on a Unix socket 'unix:/run/lodestar.sock'. Repeatable. Refuses to start if the port is taken (e.g. by gpsd).", valueName: "addr:port"))
+    @Option(name: .long, help: ArgumentHelp("Serve the gpsd protocol (TPV/SKY/ATT, ?WATCH, ?POLL, ?DEVICES …) on ADDR:PORT (ADDR defaults to 127.0.0.1, PORT to 2947: '--serve 2947', '--serve 0.0.0.0:2947'), on a Unix socket 'unix:/run/lodestar.sock', or on the sockets systemd passes ('systemd': socket activation by lodestar.socket). Repeatable. Refuses to start if the port is taken (e.g. by gpsd).", valueName: "addr:port"))
     var serve: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Serve NMEA 0183 over TCP on ADDR:PORT (PORT defaults to 10110, the marine convention of OpenCPN and Signal K).", valueName: "addr:port"))
+    @Option(name: .long, help: ArgumentHelp("Serve NMEA 0183 over TCP on ADDR:PORT (PORT defaults to 10110, the marine convention of OpenCPN and Signal K), or 'systemd' for the socket lodestar.socket names 'nmea'.", valueName: "addr:port"))
     var serveNmea: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("Send NMEA 0183 as UDP datagrams to HOST:PORT (a numeric address; broadcast allowed).", valueName: "host:port"))

@@ -39,6 +39,16 @@ struct ServiceUnitTests {
         #expect(r.status == 0 && r.stderr.isEmpty && r.stdout.isEmpty, "\(r.stdout)\(r.stderr)")
     }
 
+    /// The socket unit beside the service (systemd-analyze verify reads both: Service= must resolve).
+    @Test func socketUnitVerifiesClean() throws {
+        let dir = try TemporaryDirectory()
+        _ = try Self.unit(in: dir)
+        let text = try String(contentsOf: SharedData.packageRoot.appendingPathComponent("systemd/lodestar.socket"), encoding: .utf8)
+        #expect(text.contains("ListenStream=127.0.0.1:2947") && text.contains("FileDescriptorName=gpsd"))
+        let r = try Self.tool("/usr/bin/systemd-analyze", ["verify", try dir.write("lodestar.socket", text)])
+        #expect(r.status == 0 && r.stderr.isEmpty && r.stdout.isEmpty, "\(r.stdout)\(r.stderr)")
+    }
+
     @Test func exposureAtMostTwo() throws {
         let dir = try TemporaryDirectory()
         let r = try Self.tool("/usr/bin/systemd-analyze", ["security", "--offline=yes", "--no-pager", try Self.unit(in: dir)])

@@ -151,4 +151,42 @@ struct GpsdClientTests {
         #expect(tpvs.allSatisfy { $0["device"] as? String == pty.slavePath && $0["mode"] as? Int == 3 })
         #expect(tpvs.allSatisfy { abs(($0["lat"] as? Double ?? 0) - 52.37) < 1e-9 && abs(($0["track"] as? Double ?? 0) - 90) < 1e-9 })
     }
+
+    /// Socket activation (systemd/lodestar.socket): systemd's own `systemd-socket-activate` listens on the port and
+    /// starts Lodestar with the listening socket when gpspipe connects (LISTEN_PID/LISTEN_FDS/LISTEN_FDNAMES=gpsd,
+    /// as systemd passes it); gpspipe receives the same TPVs Lodestar prints.
+    @Test(.enabled(if: Tools.gpspipe != nil && Tools.find("systemd-socket-activate") != nil,
+                   "needs gpspipe and systemd-socket-activate (systemd)"))
+    func socketActivationServesGpspipe() throws {
+        let dir = try TemporaryDirectory()
+        let port = try GPSDProcess.freePort()
+        let activator = try SpawnedProcess(Tools.find("systemd-socket-activate")!,
+                                           ["-l", "127.0.0.1:\(port)", "--fdname=gpsd", Lodestar.binary, "replay", "--serve", "systemd",
+                                            "--output", "gpsd", "--wait-clients", "1", "--quiet", simulatedDrive],
+                                           stdoutPath: dir.path("out"), stderrPath: dir.path("err"))
+        defer { activator.stop() }
+        let deadline = Date().addingTimeInterval(20)
+        func activatorLog() -> String { (try? String(contentsOfFile: dir.path("err"), encoding: .utf8)) ?? "" }
+        while !activatorLog().contains("Listening on") && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(activatorLog().contains("Listening on"), "\(activatorLog())")
+        let pipe = try runTool(Tools.gpspipe!, ["-w", "-n", "20", "127.0.0.1:\(port)"], timeout: 30, in: dir)
+        #expect(activator.wait(timeout: 60) == 0, "\(activatorLog())")
+        let got = jsonObjects(pipe.out).filter { $0["class"] as? String == "TPV" }
+        let own = jsonObjects((try? String(contentsOfFile: dir.path("out"), encoding: .utf8)) ?? "").filter { $0["class"] as? String == "TPV" }
+        #expect(got.count >= 5, "gpspipe: \(pipe.out.prefix(500)) \(pipe.err)")
+        #expect(own.count > got.count)
+        for (g, o) in zip(got, own) {
+            #expect(g["time"] as? String == o["time"] as? String)
+            #expect(g["lat"] as? Double == o["lat"] as? Double)
+            #expect(g["lon"] as? Double == o["lon"] as? Double)
+        }
+    }
+
+    /// `--serve systemd` without a socket from systemd: one line, exit 69.
+    @Test func serveSystemdWithoutASocketExits69() throws {
+        let r = try Lodestar.run(["replay", "--serve", "systemd", simulatedDrive])
+        #expect(r.status == 69)
+        #expect(r.stderr == "lodestar: cannot serve on the sockets from systemd: systemd passed no listening socket named 'gpsd' "
+                + "(LISTEN_FDS/LISTEN_FDNAMES): start the service through lodestar.socket\n", "\(r.stderr)")
+    }
 }
