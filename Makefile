@@ -17,6 +17,12 @@ BENCH_PACKAGES := libgeographiclib-dev time
 # GIS readers.
 MAP_TEST_PACKAGES := chromium libxml2-utils gpsbabel gdal-bin
 BIN := .build/$(CONFIG)/lodestar
+# Release links use the toolchain's own lld when it ships one: RELR-packed relative relocations
+# (-z pack-relative-relocs; needs glibc >= 2.36, Debian 12) replace a 2.6 MB relocation table read at every start,
+# --gc-sections and --icf=all drop unused and duplicate code (docs/benchmarks.md). Otherwise the default linker.
+LLD := $(shell d=$$(dirname "$$(readlink -f "$$(command -v $(SWIFT))")"); [ -x "$$d/ld.lld" ] && echo "$$d/ld.lld")
+TOOLSET := .build/lodestar-toolset.json
+LINK_FLAGS := --static-swift-stdlib $(if $(LLD),--toolset $(CURDIR)/$(TOOLSET))
 DEMO_CAPTURE := captures/simulated-drive.lcap
 FUZZ_SECONDS ?= 600
 SOAK_SECONDS ?= 600
@@ -24,6 +30,10 @@ SOAK_SECONDS ?= 600
 .PHONY: all deps test-deps hil-deps build test hil demo bench eval fuzz install uninstall clean fleet fleet-test-deps map-test-deps map-picture
 
 all: build
+
+$(TOOLSET):
+	@mkdir -p .build
+	@printf '{ "schemaVersion": "1.0", "linker": { "path": "%s", "extraCLIOptions": ["-z", "pack-relative-relocs", "--gc-sections", "--icf=all"] } }\n' "$(LLD)" > $@
 
 # Installs the Debian packages that are missing (a no-op when all are present).
 deps:
@@ -53,8 +63,8 @@ hil-deps: deps
 
 # The release binary links the Swift runtime statically: nothing but Debian's C libraries is needed on a board,
 # and start-up touches fewer pages (lower RSS).
-build: deps
-	$(SWIFT) build -c $(CONFIG) --product lodestar --static-swift-stdlib
+build: deps $(TOOLSET)
+	$(SWIFT) build -c $(CONFIG) --product lodestar $(LINK_FLAGS)
 
 test: test-deps map-test-deps
 	$(SWIFT) test --disable-xctest
@@ -62,8 +72,8 @@ test: test-deps map-test-deps
 
 # Hardware-in-the-loop: Debian's kernel under qemu with i2c-stub, IIO drivers, a USB serial gadget and udevd
 # (scripts/hil/hil.sh; docs/devices.md "Verified against a real kernel"). Downloads only Debian's kernel package.
-hil: hil-deps
-	$(SWIFT) build -c release --product lodestar --static-swift-stdlib
+hil: hil-deps $(TOOLSET)
+	$(SWIFT) build -c release --product lodestar $(LINK_FLAGS)
 	scripts/hil/hil.sh
 
 # Installs what the fleet build and the MQTT/PostgreSQL tests need (only what is missing).
@@ -71,9 +81,9 @@ fleet-test-deps: deps
 	$(call apt_missing,$(FLEET_PACKAGES) $(MQTT_TEST_PACKAGES))
 
 # lodestar-fleet, installed beside lodestar (`lodestar fleet` runs it).
-fleet: deps
+fleet: deps $(TOOLSET)
 	$(call apt_missing,$(FLEET_PACKAGES))
-	$(SWIFT) build -c $(CONFIG) --product lodestar-fleet --static-swift-stdlib
+	$(SWIFT) build -c $(CONFIG) --product lodestar-fleet $(LINK_FLAGS)
 
 map-test-deps:
 	@missing=""; for p in $(MAP_TEST_PACKAGES); do \
@@ -89,19 +99,19 @@ map-picture: build map-test-deps
 demo: build
 	$(BIN) replay $(DEMO_CAPTURE)
 
-bench: deps
+bench: deps $(TOOLSET)
 	@missing=""; for p in $(BENCH_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; fi
-	$(SWIFT) build -c release --product lodestar --static-swift-stdlib
-	$(SWIFT) build -c release --product LodestarBench --static-swift-stdlib
+	$(SWIFT) build -c release --product lodestar $(LINK_FLAGS)
+	$(SWIFT) build -c release --product LodestarBench $(LINK_FLAGS)
 	$(SWIFT) build -c release --product LodestarEval
 	scripts/bench.sh
 	python3 scripts/soak.py .build/release/lodestar $(SOAK_SECONDS)
 	@$(MAKE) --no-print-directory fleet-test-deps
-	$(SWIFT) build -c release --product lodestar-fleet --static-swift-stdlib
+	$(SWIFT) build -c release --product lodestar-fleet $(LINK_FLAGS)
 	$(SWIFT) build -c release --product FleetBench
 	scripts/fleet-bench.sh
 

@@ -92,31 +92,59 @@ public final class NMEAParser {
     struct Handler {
         let code: UInt32
         let minimumFields: Int
-        let parse: (NMEAFields) -> NMEASentence
+        let parse: Parser
+    }
+
+    /// The parser of a table row. A plain enum rather than a closure: the row is a few bytes copied without
+    /// reference counting and the call is a direct, inlinable switch (a closure per row cost 25 % of parse-only
+    /// throughput: 3.9 vs 5.1 M sentences/s). The compiler checks that every case has its parser.
+    enum Parser {
+        case gga, rmc, gsa, gsv, gll, vtg, zda, gst, gbs, dtm, gns, hdt, hdm, hdg, ths, rot, txt
+
+        @inline(__always)
+        func callAsFunction(_ f: NMEAFields) -> NMEASentence {
+            switch self {
+            case .gga: NMEAParser.parseGGA(f)
+            case .rmc: NMEAParser.parseRMC(f)
+            case .gsa: NMEAParser.parseGSA(f)
+            case .gsv: NMEAParser.parseGSV(f)
+            case .gll: NMEAParser.parseGLL(f)
+            case .vtg: NMEAParser.parseVTG(f)
+            case .zda: NMEAParser.parseZDA(f)
+            case .gst: NMEAParser.parseGST(f)
+            case .gbs: NMEAParser.parseGBS(f)
+            case .dtm: NMEAParser.parseDTM(f)
+            case .gns: NMEAParser.parseGNS(f)
+            case .hdt: .hdt(HDT(headingTrueDegrees: f.double(1)))
+            case .hdm: .hdm(HDM(headingMagneticDegrees: f.double(1)))
+            case .hdg: NMEAParser.parseHDG(f)
+            case .ths: .ths(THS(headingTrueDegrees: f.double(1), mode: f.character(2)))
+            case .rot: .rot(ROT(degreesPerMinute: f.double(1), valid: f.character(2).map { $0 == 0x41 }))
+            case .txt: .txt(TXT(totalMessages: f.int(1), messageNumber: f.int(2), identifier: f.int(3), text: f.string(4)))
+            }
+        }
     }
 
     /// The dispatch table (gpsd's shape: name, minimum field count, handler) — the one place that says which
-    /// sentences are understood. Adding a sentence is one row here plus its parser.
+    /// sentences are understood and how many fields each needs. Adding a sentence is one row here plus its parser.
     nonisolated(unsafe) static let handlers: [Handler] = [
-        Handler(code: Code.gga, minimumFields: 10, parse: parseGGA),
-        Handler(code: Code.rmc, minimumFields: 10, parse: parseRMC),
-        Handler(code: Code.gsa, minimumFields: 18, parse: parseGSA),
-        Handler(code: Code.gsv, minimumFields: 4, parse: parseGSV),
-        Handler(code: Code.gll, minimumFields: 5, parse: parseGLL),
-        Handler(code: Code.vtg, minimumFields: 5, parse: parseVTG),
-        Handler(code: Code.zda, minimumFields: 5, parse: parseZDA),
-        Handler(code: Code.gst, minimumFields: 9, parse: parseGST),
-        Handler(code: Code.gbs, minimumFields: 9, parse: parseGBS),
-        Handler(code: Code.dtm, minimumFields: 9, parse: parseDTM),
-        Handler(code: Code.gns, minimumFields: 13, parse: parseGNS),
-        Handler(code: Code.hdt, minimumFields: 2, parse: { .hdt(HDT(headingTrueDegrees: $0.double(1))) }),
-        Handler(code: Code.hdm, minimumFields: 2, parse: { .hdm(HDM(headingMagneticDegrees: $0.double(1))) }),
-        Handler(code: Code.hdg, minimumFields: 6, parse: parseHDG),
-        Handler(code: Code.ths, minimumFields: 3, parse: { .ths(THS(headingTrueDegrees: $0.double(1), mode: $0.character(2))) }),
-        Handler(code: Code.rot, minimumFields: 3,
-                parse: { .rot(ROT(degreesPerMinute: $0.double(1), valid: $0.character(2).map { $0 == 0x41 })) }),
-        Handler(code: Code.txt, minimumFields: 5,
-                parse: { .txt(TXT(totalMessages: $0.int(1), messageNumber: $0.int(2), identifier: $0.int(3), text: $0.string(4))) }),
+        Handler(code: Code.gga, minimumFields: 10, parse: .gga),
+        Handler(code: Code.rmc, minimumFields: 10, parse: .rmc),
+        Handler(code: Code.gsa, minimumFields: 18, parse: .gsa),
+        Handler(code: Code.gsv, minimumFields: 4, parse: .gsv),
+        Handler(code: Code.gll, minimumFields: 5, parse: .gll),
+        Handler(code: Code.vtg, minimumFields: 5, parse: .vtg),
+        Handler(code: Code.zda, minimumFields: 5, parse: .zda),
+        Handler(code: Code.gst, minimumFields: 9, parse: .gst),
+        Handler(code: Code.gbs, minimumFields: 9, parse: .gbs),
+        Handler(code: Code.dtm, minimumFields: 9, parse: .dtm),
+        Handler(code: Code.gns, minimumFields: 13, parse: .gns),
+        Handler(code: Code.hdt, minimumFields: 2, parse: .hdt),
+        Handler(code: Code.hdm, minimumFields: 2, parse: .hdm),
+        Handler(code: Code.hdg, minimumFields: 6, parse: .hdg),
+        Handler(code: Code.ths, minimumFields: 3, parse: .ths),
+        Handler(code: Code.rot, minimumFields: 3, parse: .rot),
+        Handler(code: Code.txt, minimumFields: 5, parse: .txt),
     ]
 
     /// The table's index by the type's last two letters (26 × 26 slots; those pairs are unique among the

@@ -45,6 +45,37 @@ struct MQTTPublishTests {
         #expect(retained == ["fleet/van1/availability offline", "fleet/van1/fix " + (fixes.last ?? "")])
     }
 
+    /// `lodestar run --mqtt` on a live pseudo-terminal receiver: every fix it prints reaches the broker, byte for
+    /// byte, and SIGTERM ends with a retained "offline".
+    @Test func runPublishesLiveFixes() throws {
+        let dir = try TemporaryDirectory()
+        let broker = try MosquittoBroker(directory: dir)
+        let sub = try MosquittoSubscriber(port: broker.port, topic: "lodestar/#", directory: dir)
+        #expect(MQTTTest.waitSubscribed(sub, port: broker.port, topic: "lodestar/probe"))
+        let pty = try PseudoTerminal()
+        let (p, out, err) = try MQTTTest.spawnLodestar(["run", "--gps", "\(pty.slavePath)@9600", "--no-smoothing", "--no-sky",
+                                                        "--mqtt", "mqtt://127.0.0.1:\(broker.port)", "--mqtt-device", "rover1",
+                                                        "--mqtt-spool", dir.path("spool")], directory: dir, name: "run")
+        #expect(p.waitUntilOpen(pty.slavePath), "\(MQTTTest.read(err))")
+        #expect(sub.wait(timeout: 10) { $0.contains { $0.topic == "lodestar/rover1/availability" && $0.payload == "online" } },
+                "\(MQTTTest.read(err))")
+        func sentence(_ body: String) -> String { String(format: "$%@*%02X\r\n", body, body.utf8.reduce(UInt8(0), ^)) }
+        for i in 0..<5 {
+            let t = String(format: "1200%02d", i)
+            _ = pty.write(sentence("GPRMC,\(t),A,4807.038,N,01131.000,E,1.0,45.0,230324,,,A")
+                          + sentence("GPGGA,\(t),4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,"))
+            usleep(100_000)
+        }
+        #expect(sub.wait(timeout: 10) { $0.filter { $0.topic == "lodestar/rover1/fix" }.count >= 4 }, "\(MQTTTest.read(err))")
+        p.signal(SIGTERM)
+        #expect(p.wait(timeout: 10) == 143)
+        #expect(sub.wait(timeout: 10) { $0.last { $0.topic == "lodestar/rover1/availability" }?.payload == "offline" })
+        let fixes = MQTTTest.lines(MQTTTest.read(out), class: "fix")
+        let got = sub.messages.filter { $0.topic == "lodestar/rover1/fix" }.map(\.payload)
+        #expect(fixes.count == 5, "\(MQTTTest.read(err))")
+        #expect(got == fixes)
+    }
+
     /// SIGKILL leaves no chance for a clean "offline": the broker publishes the will.
     @Test func lastWillMarksTheBoardOffline() throws {
         let dir = try TemporaryDirectory()

@@ -60,6 +60,9 @@ void clinux_ignore_sigpipe(void);
 /// posix_spawn with an empty signal mask and default dispositions (Swift Testing threads block SIGTERM; children
 /// must not inherit that). stdout/stderr redirected to the given fds when >= 0. Returns 0 and sets *pid, or -errno.
 int clinux_spawn(const char *path, char *const argv[], int stdout_fd, int stderr_fd, pid_t *pid);
+
+/* memrchr(3) (a GNU extension the Glibc module does not import): the last byte c in s[0..n). */
+const void *clinux_memrchr(const void *s, int c, size_t n);
 /// Send sig to pid and reap it, waiting at most timeout_ms before SIGKILL. Returns the wait status or -errno.
 int clinux_kill_and_reap(pid_t pid, int sig, int timeout_ms);
 
