@@ -63,6 +63,9 @@ final class GeoDatabase: @unchecked Sendable {
     /// Natural Earth marine polygons (oceans, seas, gulfs, bays), smallest first where they overlap.
     let marineLayer: RegionLayer
     let marineNames: [String]
+    /// Admin-1 (state/province) polygons, region index = `admin1` index (Natural Earth 10m admin-1 borders, each face
+    /// named by the GeoNames admin1 most of its places carry; see docs/geocoding.md). Nil in a blob without `AGRD`.
+    let admin1Layer: RegionLayer?
     let countryIndexByCode: [String: Int]
     /// The layers' rings for drawing (Geocoder+Outlines.swift), split on first use.
     let outlines = OutlineCache()
@@ -160,8 +163,11 @@ final class GeoDatabase: @unchecked Sendable {
         for _ in 0..<Int(try r.u32()) { marine.append(strings.string(try r.u32()) ?? "") }
         marineNames = marine
         marineLayer = try RegionLayer(blob.reader("MGRD"))
+        admin1Layer = blob.sections["AGRD"] == nil ? nil : try RegionLayer(blob.reader("AGRD"))
         guard countryLayer.regionCount <= nc, timeZoneLayer.regionCount <= tz.count,
-              marineLayer.regionCount <= marine.count else { throw .truncated("layers") }
+              marineLayer.regionCount <= marine.count, (admin1Layer?.regionCount ?? 0) <= admin1.count else {
+            throw .truncated("layers")
+        }
     }
 
     static func admins(_ blob: GeoBlob, _ tag: String, _ strings: StringTable, _ nc: Int) throws(GeoDataError) -> [Admin] {
@@ -276,6 +282,13 @@ final class GeoDatabase: @unchecked Sendable {
     /// Index into `marineNames`, or -1 (on land or in an unnamed part of the sea).
     func marineIndex(latitude: Double, longitude: Double) -> Int {
         marineLayer.region(latE6: microDegrees(latitude), lonE6: microDegrees(longitude))
+    }
+
+    /// Index into `admin1` of the admin-1 polygon holding the point, or -1 (none, or a gap between the simplified
+    /// polygons, or a face no admin1 could be given to).
+    func admin1Index(latitude: Double, longitude: Double) -> Int {
+        guard let layer = admin1Layer else { return -1 }
+        return Swift.max(layer.region(latE6: microDegrees(latitude), lonE6: microDegrees(longitude)), -1)
     }
 
     func timeZoneIndex(latitude: Double, longitude: Double) -> Int {
