@@ -103,11 +103,19 @@ public final class Geocoder: Sendable {
         let tz = db.timeZoneIndex(latitude: latitude, longitude: lon)
         if tz >= 0 { pm.timeZone = db.timeZones[tz] }
 
+        var meters = Double.infinity   // to the chosen place
+        if near.best >= 0 {
+            let chord = Double(sqrt(Swift.max(0, near.bestScore * db.nodes[near.best].weight2)))
+            meters = chordToMeters(chord)
+        }
         // The state/province by polygon, when the point is in an admin-1 polygon of the country it is in (not in a
-        // gap between the simplified polygons, not offshore beyond their apron).
+        // gap between the simplified polygons, not offshore beyond their apron). Near the chosen place the answer is
+        // often known without a lookup (PADM).
         var polygonAdmin1 = -1
         if polygonCountry >= 0 {
-            let a = db.admin1Index(latitude: latitude, longitude: lon)
+            let a = near.best >= 0
+                ? db.admin1Index(latitude: latitude, longitude: lon, near: near.best, meters: meters)
+                : db.admin1Index(latitude: latitude, longitude: lon)
             if a >= 0 && db.admin1[a].country == polygonCountry { polygonAdmin1 = a }
         }
         if polygonAdmin1 >= 0 {
@@ -116,8 +124,6 @@ public final class Geocoder: Sendable {
         }
         if near.best >= 0 {
             let i = near.best
-            let chord = Double(sqrt(Swift.max(0, near.bestScore * db.nodes[i].weight2)))
-            let meters = chordToMeters(chord)
             let sameCountry = polygonCountry < 0 || Int(db.countryRef[i]) == polygonCountry
             if sameCountry && polygonCountry >= 0 {
                 // Otherwise administrative areas come from the chosen place (same country as the polygon); its
