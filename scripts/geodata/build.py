@@ -724,28 +724,48 @@ def kd_order(points):
 
 def place_admin1_discs(rows, layer):
     """PADM: for each place (in PLAC order) a u32: the admin-1 layer's answer at the place (low 16 bits, 0xFFFF none)
-    and the radius, in units of 10 m (high 16 bits), of a disc around it that no edge of the layer crosses: a query that near the chosen place has the same answer,
-    so the reverse geocoder skips the layer lookup (exact; radius 0 where unsure)."""
+    and the radius, in units of 10 m (high 16 bits), of a disc around it that no edge of the layer crosses: a query
+    that near the chosen place has the same answer, so the reverse geocoder skips the layer lookup (exact; radius 0
+    where unsure)."""
     import numpy as np
     import shapely
     grid, owner, mixed_cells, cs, cr, ci, es, er, verts = layer
     refs = sorted(set(er))
-    segs = shapely.linestrings([[(verts[e][0] / 1e6, verts[e][1] / 1e6), (verts[e + 1][0] / 1e6, verts[e + 1][1] / 1e6)]
-                                for e in refs])
-    tree = shapely.STRtree(segs)
+    V = np.array(verts, dtype=np.float64) / 1e6
+    e = np.array(refs, dtype=np.int64)
+    ax, ay, bx, by = V[e, 0], V[e, 1], V[e + 1, 0], V[e + 1, 1]
+    tree = shapely.STRtree(shapely.linestrings(np.stack([np.stack([ax, ay], 1), np.stack([bx, by], 1)], 1)))
     lon = np.array([p["lon"] for p in rows]); lat = np.array([p["lat"] for p in rows])
-    _, dist = tree.query_nearest(shapely.points(lon, lat), return_distance=True, all_matches=False)
+    _, d_plain = tree.query_nearest(shapely.points(lon, lat), return_distance=True, all_matches=False)
+    # The nearest edge in local metres (longitude scaled by cos(latitude)) is no farther than the nearest one in plain
+    # degrees, so it lies in a box of d_plain / cos(lat) by d_plain around the place.
+    c = np.cos(np.radians(np.minimum(np.abs(lat), 89.0)))
+    hw = np.minimum(d_plain / c, 360.0)
+    pi, si = tree.query(shapely.box(lon - hw, lat - d_plain, lon + hw, lat + d_plain))
+    cp = c[pi]
+    Ax, Ay = (ax[si] - lon[pi]) * cp, ay[si] - lat[pi]
+    Bx, By = (bx[si] - lon[pi]) * cp, by[si] - lat[pi]
+    Ex, Ey = Bx - Ax, By - Ay
+    L2 = Ex * Ex + Ey * Ey
+    t = np.where(L2 > 0, np.clip(-(Ax * Ex + Ay * Ey) / np.where(L2 > 0, L2, 1), 0, 1), 0)
+    dist = np.hypot(Ax + t * Ex, Ay + t * Ey)
+    d_scaled = np.full(len(rows), np.inf)
+    np.minimum.at(d_scaled, pi, dist)
+    d_scaled = np.minimum(d_scaled, d_plain)   # the plain-nearest edge is within the box: never inf
     region, radius = [], []
-    for p, d in zip(rows, dist.tolist()):
+    for k, p in enumerate(rows):
         ri = layer_lookup(layer, p["lon"], p["lat"])
         region.append(ri if ri >= 0 else 0xFFFF)
-        # Great-circle s metres move a point at most s / (111,195 m * cos(latitude reached)) plain degrees, so a
-        # query at s < d * 111,195 * cos(...) from the place stays within d degrees of it: no edge between them.
-        far_lat = min(89.0, abs(p["lat"]) + 2 * d)
-        m = 0.98 * d * 111_195 * math.cos(math.radians(far_lat)) - 20
-        if abs(p["lon"]) > 179 or abs(p["lat"]) > 85 or m <= 0:
-            m = 0
-        radius.append(min(65535, int(m // 10)))
+        # A point s metres (great circle) away moves at most s/R degrees in latitude and s/(R cos(lat reached))
+        # in longitude, i.e. at most s/R * cos(lat)/cos(lat reached) in the scaled frame; below d_scaled no edge lies
+        # on the (straight, in longitude/latitude) segment from the place to it.
+        d = float(d_scaled[k])
+        far_lat = abs(p["lat"]) + 2 * d
+        if far_lat >= 89.0 or abs(p["lon"]) + 2 * d / math.cos(math.radians(far_lat)) >= 180:
+            radius.append(0)
+            continue
+        m = 0.98 * d * 111_195 * math.cos(math.radians(far_lat)) / math.cos(math.radians(p["lat"])) - 20
+        radius.append(min(65535, max(0, int(m // 10))))
     n = len(rows)
     return struct.pack("<I", n) + struct.pack(f"<{n}I", *[g | (m << 16) for g, m in zip(region, radius)])
 
