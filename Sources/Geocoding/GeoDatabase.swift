@@ -306,6 +306,12 @@ final class GeoDatabase: @unchecked Sendable {
         Swift.max(admin1Layer?.region(latE6: microDegrees(latitude), lonE6: microDegrees(longitude)) ?? -1, -1)
     }
 
+    /// Starts loading what `admin1Index` reads first (called before the place search, whose work hides the miss).
+    @inline(__always)
+    func prefetchAdmin1(latitude: Double, longitude: Double) {
+        admin1Layer?.prefetch(latE6: microDegrees(latitude), lonE6: microDegrees(longitude))
+    }
+
     /// `admin1Index` of a point `meters` from place `place`: read from PADM when the point is inside the place's
     /// edge-free disc (most land queries), else looked up.
     @inline(__always)

@@ -75,6 +75,7 @@ public final class Geocoder: Sendable {
             // Just outside a (simplified) coast: the country whose boundary is that close.
             polygonCountry = coast
         }
+        if polygonCountry >= 0 { db.prefetchAdmin1(latitude: latitude, longitude: lon) }
         // On land a place up to 500 km away still gives the administrative areas; offshore only the coast
         // tolerance matters, and in a cell the build found far from every place there is nothing to search.
         let maxChord = polygonCountry >= 0 ? Self.adminChord : Self.coastChord
