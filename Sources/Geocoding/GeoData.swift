@@ -257,6 +257,15 @@ struct RegionLayer: @unchecked Sendable {
         return best
     }
 
+    /// Starts loading the block index entry of the point's cell (its first cache miss), to overlap with other work.
+    @inline(__always)
+    func prefetch(latE6 y: Int64, lonE6 x: Int64) {
+        let (row, col) = cellOf(latE6: y, lonE6: x)
+        blocks.withUnsafeBufferPointer { b in
+            if let base = b.baseAddress { lodestar_prefetch(base + (row * blocksPerRow + col / Self.blockColumns)) }
+        }
+    }
+
     /// The cell holding the point (rows clamp at the poles, columns at ±180°).
     @inline(__always)
     func cellOf(latE6 y: Int64, lonE6 x: Int64) -> (row: Int, col: Int) {

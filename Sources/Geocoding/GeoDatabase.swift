@@ -63,6 +63,13 @@ final class GeoDatabase: @unchecked Sendable {
     /// Natural Earth marine polygons (oceans, seas, gulfs, bays), smallest first where they overlap.
     let marineLayer: RegionLayer
     let marineNames: [String]
+    /// Admin-1 (state/province) polygons, region index = `admin1` index (Natural Earth 10m admin-1 borders, each face
+    /// named by the GeoNames admin1 most of its places carry; see docs/geocoding.md). Nil in a blob without `AGRD`.
+    let admin1Layer: RegionLayer?
+    /// Per place (PADM): the admin-1 layer's region at the place (low 16 bits, 0xFFFF none) and the radius (high 16
+    /// bits, 10 m units) of a disc around it that no layer edge crosses — a query in it has the same answer without a
+    /// lookup.
+    let placeAdmin1: RawArray<UInt32>?
     let countryIndexByCode: [String: Int]
     /// The layers' rings for drawing (Geocoder+Outlines.swift), split on first use.
     let outlines = OutlineCache()
@@ -160,8 +167,23 @@ final class GeoDatabase: @unchecked Sendable {
         for _ in 0..<Int(try r.u32()) { marine.append(strings.string(try r.u32()) ?? "") }
         marineNames = marine
         marineLayer = try RegionLayer(blob.reader("MGRD"))
+        admin1Layer = blob.sections["AGRD"] == nil ? nil : try RegionLayer(blob.reader("AGRD"))
+        if admin1Layer != nil, blob.sections["PADM"] != nil {
+            r = try blob.reader("PADM")
+            guard Int(try r.u32()) == n else { throw .truncated("PADM") }
+            let entries: RawArray<UInt32> = try r.array(n, "PADM")
+            let count = admin1Layer?.regionCount ?? 0
+            for i in 0..<n where entries[i] & 0xFFFF != 0xFFFF && Int(entries[i] & 0xFFFF) >= count {
+                throw .truncated("PADM regions")
+            }
+            placeAdmin1 = entries
+        } else {
+            placeAdmin1 = nil
+        }
         guard countryLayer.regionCount <= nc, timeZoneLayer.regionCount <= tz.count,
-              marineLayer.regionCount <= marine.count else { throw .truncated("layers") }
+              marineLayer.regionCount <= marine.count, (admin1Layer?.regionCount ?? 0) <= admin1.count else {
+            throw .truncated("layers")
+        }
     }
 
     static func admins(_ blob: GeoBlob, _ tag: String, _ strings: StringTable, _ nc: Int) throws(GeoDataError) -> [Admin] {
@@ -276,6 +298,29 @@ final class GeoDatabase: @unchecked Sendable {
     /// Index into `marineNames`, or -1 (on land or in an unnamed part of the sea).
     func marineIndex(latitude: Double, longitude: Double) -> Int {
         marineLayer.region(latE6: microDegrees(latitude), lonE6: microDegrees(longitude))
+    }
+
+    /// Index into `admin1` of the admin-1 polygon holding the point, or -1 (none, or a gap between the simplified
+    /// polygons, or a face no admin1 could be given to).
+    func admin1Index(latitude: Double, longitude: Double) -> Int {
+        Swift.max(admin1Layer?.region(latE6: microDegrees(latitude), lonE6: microDegrees(longitude)) ?? -1, -1)
+    }
+
+    /// Starts loading what `admin1Index` reads first (called before the place search, whose work hides the miss).
+    @inline(__always)
+    func prefetchAdmin1(latitude: Double, longitude: Double) {
+        admin1Layer?.prefetch(latE6: microDegrees(latitude), lonE6: microDegrees(longitude))
+    }
+
+    /// `admin1Index` of a point `meters` from place `place`: read from PADM when the point is inside the place's
+    /// edge-free disc (most land queries), else looked up.
+    @inline(__always)
+    func admin1Index(latitude: Double, longitude: Double, near place: Int, meters: Double) -> Int {
+        if let entries = placeAdmin1 {
+            let e = entries[place]
+            if meters < Double(e >> 16) * 10 { return e & 0xFFFF == 0xFFFF ? -1 : Int(e & 0xFFFF) }
+        }
+        return admin1Index(latitude: latitude, longitude: longitude)
     }
 
     func timeZoneIndex(latitude: Double, longitude: Double) -> Int {

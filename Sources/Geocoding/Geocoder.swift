@@ -47,7 +47,8 @@ public final class Geocoder: Sendable {
 
     /// The placemark at a coordinate: country by point in polygon (Natural Earth, territories corrected from the
     /// locality's GeoNames country; just outside a simplified coast, the nearby boundary's or place's country),
-    /// locality by population-weighted proximity, time zone by polygon, and offshore the sea (`ocean`).
+    /// state/province by admin-1 polygon (else from the locality), locality by population-weighted proximity, time
+    /// zone by polygon, and offshore the sea (`ocean`).
     /// Returns nil for coordinates that are not finite or out of range.
     public func reverse(latitude: Double, longitude: Double) -> Placemark? {
         guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90, abs(longitude) <= 360 else { return nil }
@@ -74,6 +75,7 @@ public final class Geocoder: Sendable {
             // Just outside a (simplified) coast: the country whose boundary is that close.
             polygonCountry = coast
         }
+        if polygonCountry >= 0 { db.prefetchAdmin1(latitude: latitude, longitude: lon) }
         // On land a place up to 500 km away still gives the administrative areas; offshore only the coast
         // tolerance matters, and in a cell the build found far from every place there is nothing to search.
         let maxChord = polygonCountry >= 0 ? Self.adminChord : Self.coastChord
@@ -102,19 +104,39 @@ public final class Geocoder: Sendable {
         let tz = db.timeZoneIndex(latitude: latitude, longitude: lon)
         if tz >= 0 { pm.timeZone = db.timeZones[tz] }
 
+        var meters = Double.infinity   // to the chosen place
+        if near.best >= 0 {
+            let chord = Double(sqrt(Swift.max(0, near.bestScore * db.nodes[near.best].weight2)))
+            meters = chordToMeters(chord)
+        }
+        // The state/province by polygon, when the point is in an admin-1 polygon of the country it is in (not in a
+        // gap between the simplified polygons, not offshore beyond their apron). Near the chosen place the answer is
+        // often known without a lookup (PADM).
+        var polygonAdmin1 = -1
+        if polygonCountry >= 0 {
+            let a = near.best >= 0
+                ? db.admin1Index(latitude: latitude, longitude: lon, near: near.best, meters: meters)
+                : db.admin1Index(latitude: latitude, longitude: lon)
+            if a >= 0 && db.admin1[a].country == polygonCountry { polygonAdmin1 = a }
+        }
+        if polygonAdmin1 >= 0 {
+            pm.administrativeArea = db.admin1[polygonAdmin1].name
+            pm.administrativeAreaCode = db.admin1[polygonAdmin1].code
+        }
         if near.best >= 0 {
             let i = near.best
-            let chord = Double(sqrt(Swift.max(0, near.bestScore * db.nodes[i].weight2)))
-            let meters = chordToMeters(chord)
             let sameCountry = polygonCountry < 0 || Int(db.countryRef[i]) == polygonCountry
             if sameCountry && polygonCountry >= 0 {
-                // Administrative areas come from the chosen place (same country as the polygon).
-                if db.admin1Ref[i] != StringTable.none {
-                    let a = db.admin1[Int(db.admin1Ref[i])]
-                    pm.administrativeArea = a.name
-                    pm.administrativeAreaCode = a.code
+                // Otherwise administrative areas come from the chosen place (same country as the polygon); its
+                // county only when it is in the same admin1.
+                let placeAdmin1 = db.admin1Ref[i] == StringTable.none ? -1 : Int(db.admin1Ref[i])
+                if polygonAdmin1 < 0 && placeAdmin1 >= 0 {
+                    pm.administrativeArea = db.admin1[placeAdmin1].name
+                    pm.administrativeAreaCode = db.admin1[placeAdmin1].code
                 }
-                if db.admin2Ref[i] != StringTable.none { pm.subAdministrativeArea = db.admin2[Int(db.admin2Ref[i])].name }
+                if db.admin2Ref[i] != StringTable.none && (polygonAdmin1 < 0 || polygonAdmin1 == placeAdmin1) {
+                    pm.subAdministrativeArea = db.admin2[Int(db.admin2Ref[i])].name
+                }
                 if pm.timeZone == nil, db.timeZoneRef[i] != 0xFFFF { pm.timeZone = db.timeZones[Int(db.timeZoneRef[i])] }
             }
             if sameCountry && meters <= Self.maximumLocalityDistanceMeters && polygonCountry >= 0 {

