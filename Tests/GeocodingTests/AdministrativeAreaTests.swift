@@ -2,10 +2,11 @@
 import Glibc
 #endif
 import Testing
+import TestSupport
 @testable import Geocoding
 
 /// Issue 18: the state/province comes from admin-1 polygons, not from the nearest populated place.
-@Suite struct AdministrativeAreaTests {
+@Suite(.ownThreads) struct AdministrativeAreaTests {
     private func reverse(_ lat: Double, _ lon: Double) throws -> Placemark {
         try #require(try Geocoder.shared().reverse(latitude: lat, longitude: lon))
     }
