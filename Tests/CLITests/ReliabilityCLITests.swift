@@ -247,7 +247,7 @@ struct ReliabilityCLITests {
 
     @Test func randomBytesAreNeverNMEA() throws {
         let dir = try TemporaryDirectory()
-        var rng = SplitMix(seed: 13)
+        var rng = SplitMix64(seed: 13)
         for i in 0..<12 {
             var bytes = (0..<65536).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
             // Sprinkle lone '$' at line starts, the old detector's weakness.
@@ -331,19 +331,6 @@ struct ReliabilityCLITests {
         #expect(run.status == 64)
         #expect(run.stderr.contains("not a serial device; to read a recorded log use: lodestar replay \(nmea)"))
         #expect(Self.oneLodestarLine(run.stderr))
-    }
-}
-
-/// A tiny deterministic generator for test data.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -56,7 +56,7 @@ import TestSupport
     /// PADM's shortcut (no lookup within a place's edge-free disc) gives exactly the layer's answer.
     @Test func shortcutEqualsLookup() throws {
         let db = try Geocoder.shared().db
-        var rng = SplitMix(seed: 18)
+        var rng = SplitMix64(seed: 18)
         var checked = 0, shortcuts = 0
         while checked < 20_000 {
             let lat = asinDegrees(rng.unit() * 2 - 1), lon = rng.unit() * 360 - 180
@@ -72,19 +72,6 @@ import TestSupport
         }
         #expect(shortcuts > checked / 3)   // 45 % measured
     }
-}
-
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }
 
 private func asinDegrees(_ v: Double) -> Double { asin(v) * 180 / .pi }

@@ -6,15 +6,9 @@ import TestSupport
 
 /// Deterministic random numbers (SplitMix64) and Gaussian noise for simulated tracks.
 struct SeededRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    var generator: SplitMix64
+    init(seed: UInt64) { generator = SplitMix64(seed: seed) }
+    mutating func next() -> UInt64 { generator.next() }
     mutating func uniform() -> Double { Double(next() >> 11) * 0x1p-53 }
     mutating func uniform(_ a: Double, _ b: Double) -> Double { a + (b - a) * uniform() }
     mutating func normal() -> Double {

@@ -25,18 +25,6 @@ func frame(_ input: [UInt8], chunks: [Int]? = nil, lenient: Bool = false) -> ([S
 
 func frame(_ text: String, lenient: Bool = false) -> ([String], NMEAStatistics) { frame(Array(text.utf8), lenient: lenient) }
 
-/// A deterministic generator for chunk sizes (no global RNG state in tests).
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite("NMEA framer", .ownThreads)
 struct FramerTests {
     static let gga = "$GPGGA,225308,4527.458,S,16709.165,E,1,05,2.1,14.7,M,1.1,M,,*53"
