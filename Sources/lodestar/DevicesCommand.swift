@@ -204,7 +204,9 @@ struct Devices: ParsableCommand {
                 report.detail = report.available == true ? "NMEA received" : "opened, but no valid NMEA within \(listen) s (baud rate?)"
             } catch {
                 report.authorization = error.authorizationFailure ?? .notDetermined
-                report.detail = error.description
+                // Denied: the fix that applies, as the live source says it (user, the device's group, the rules).
+                report.detail = report.authorization == .denied
+                    ? "\(path): permission denied: \(SerialPort.permissionHint(path: path))" : error.description
             }
         case .gpsd(let host, let port, _):
             report.authorization = .authorized
