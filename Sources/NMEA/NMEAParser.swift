@@ -127,7 +127,7 @@ public final class NMEAParser {
 
     /// The dispatch table (gpsd's shape: name, minimum field count, handler) — the one place that says which
     /// sentences are understood and how many fields each needs. Adding a sentence is one row here plus its parser.
-    nonisolated(unsafe) static let handlers: [Handler] = [
+    static let handlers: [Handler] = [
         Handler(code: Code.gga, minimumFields: 10, parse: .gga),
         Handler(code: Code.rmc, minimumFields: 10, parse: .rmc),
         Handler(code: Code.gsa, minimumFields: 18, parse: .gsa),
