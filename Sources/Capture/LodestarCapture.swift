@@ -94,20 +94,12 @@ public final class LodestarCaptureReader: CaptureReader {
     public func readHeader() {
         guard !headerRead else { return }
         headerRead = true
-        while true {
-            let result: (isHeader: Bool, event: SensorEvent?)?
-            do {
-                result = try lines.nextLine { line, truncated -> (isHeader: Bool, event: SensorEvent?) in
-                    if line.isEmpty || line[0] == 0x23 { _ = try handle(line, truncated: truncated); return (true, nil) }
-                    return (false, try handle(line, truncated: truncated))
-                }
-            } catch let e as CaptureError {
-                pendingError = e; return
-            } catch {
-                pendingError = .readFailed(path: path, errno: 5); return
+        do {
+            while let (isHeader, event) = try nextLine() {
+                if !isHeader { pending = event; return }
             }
-            guard let r = result else { return }
-            if !r.isHeader { pending = r.event; return }
+        } catch {
+            pendingError = error
         }
     }
 
@@ -115,19 +107,22 @@ public final class LodestarCaptureReader: CaptureReader {
         headerRead = true
         if let e = pendingError { pendingError = nil; throw e }
         if let p = pending { pending = nil; return p }
-        while true {
-            let result: SensorEvent??
-            do {
-                result = try lines.nextLine { line, truncated -> SensorEvent? in
-                    try handle(line, truncated: truncated)
-                }
-            } catch let e as CaptureError {
-                throw e
-            } catch {
-                throw .readFailed(path: path, errno: 5)
+        while let (_, event) = try nextLine() {
+            if let event { return event }
+        }
+        return nil
+    }
+
+    /// One line: whether it was a header (or empty) line, and the record's event if it gave one; nil at the end.
+    private func nextLine() throws(CaptureError) -> (isHeader: Bool, event: SensorEvent?)? {
+        do {
+            return try lines.nextLine { line, truncated -> (isHeader: Bool, event: SensorEvent?) in
+                (line.isEmpty || line[0] == 0x23, try handle(line, truncated: truncated))
             }
-            guard let r = result else { return nil }
-            if let event = r { return event }
+        } catch let e as CaptureError {
+            throw e
+        } catch {
+            throw .readFailed(path: path, errno: 5)
         }
     }
 

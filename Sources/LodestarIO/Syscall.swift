@@ -162,10 +162,7 @@ public enum Syscall {
 
     /// `writeFully` of a byte array.
     public static func writeFully(_ fd: Int32, _ bytes: [UInt8]) throws(Errno) {
-        let result: Result<Void, Errno> = bytes.withUnsafeBytes { p in
-            do throws(Errno) { try writeFully(fd, p); return .success(()) } catch { return .failure(error) }
-        }
-        try result.get()
+        do { try bytes.withUnsafeBytes { try writeFully(fd, $0) } } catch { throw (error as? Errno) ?? .ioError }
     }
 
     /// The whole content of a (small) file: open, read to the end, close.
@@ -175,10 +172,8 @@ public enum Syscall {
         var out: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let result: Result<Int, Errno> = chunk.withUnsafeMutableBytes { p in
-                do throws(Errno) { return .success(try read(fd, into: p)) } catch { return .failure(error) }
-            }
-            let n = try result.get()
+            let n: Int
+            do { n = try chunk.withUnsafeMutableBytes { try read(fd, into: $0) } } catch { throw (error as? Errno) ?? .ioError }
             if n == 0 { return out }
             out += chunk[0..<n]
         }

@@ -68,13 +68,12 @@ public final class OutputServer: Sendable {
                         throw ServerError.bindFailed(e, reason: "systemd passed no listening socket named '\(kind == .gpsd ? "gpsd" : "nmea")' "
                                                      + "(LISTEN_FDS/LISTEN_FDNAMES): start the service through lodestar.socket")
                     }
-                    for fd in fds.dropLast() {
+                    for fd in fds {
                         let c = try bootstrap.withBoundSocket(fd).wait()
                         channels.append(c)
                         bound.append(Self.endpoint(of: c))
                     }
-                    channel = try bootstrap.withBoundSocket(fds.last!).wait()
-                    bound.append(Self.endpoint(of: channel))
+                    continue
                 }
                 channels.append(channel)
             } catch {

@@ -181,13 +181,11 @@ struct Field: ParsableCommand {
         var batch = Batch(model: model)
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let result: Result<Int, Errno> = chunk.withUnsafeMutableBytes { p in
-                do throws(Errno) { return .success(try Syscall.read(0, into: p)) } catch { return .failure(error) }
-            }
-            guard case .success(let n) = result else {
+            let n: Int
+            do { n = try chunk.withUnsafeMutableBytes { try Syscall.read(0, into: $0) } } catch {
                 try batch.flush()
-                if case .failure(let e) = result { throw CommandFailure(SystemError("read", path: "standard input", e).description, code: Exit.ioError) }
-                return
+                throw CommandFailure(SystemError("read", path: "standard input", (error as? Errno) ?? .ioError).description,
+                                     code: Exit.ioError)
             }
             if n == 0 { break }
             try chunk.withUnsafeBufferPointer { p in try batch.feed(UnsafeBufferPointer(rebasing: p[0..<n])) }
