@@ -44,6 +44,7 @@ public final class NMEAParser {
         }
     }
 
+    @inline(__always)
     private func withFields<R>(_ base: UnsafePointer<UInt8>, _ n: Int, _ body: (NMEAFields) -> R) -> R {
         var count = 0
         starts[0] = 0
@@ -63,6 +64,7 @@ public final class NMEAParser {
         return nil
     }
 
+    @inline(__always)
     func parse(fields f: NMEAFields) -> ParsedSentence? {
         let address = f.bytes(0)
         guard address.count >= 2, let first = address.first else { return reject(.invalidAddress) }

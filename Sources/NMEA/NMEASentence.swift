@@ -74,16 +74,16 @@ public enum ModeIndicator: UInt8, Sendable, Hashable {
 
 public struct GGA: Sendable, Hashable {
     public var time: NMEATime?
-    public var latitudeDegrees: Double?
-    public var longitudeDegrees: Double?
+    @CompactDouble public var latitudeDegrees: Double? = nil
+    @CompactDouble public var longitudeDegrees: Double? = nil
     /// GGA quality digit 0–8 as sent.
-    public var qualityIndicator: Int?
-    public var satellitesUsed: Int?
-    public var hdop: Double?
-    public var altitudeMSLMeters: Double?
-    public var geoidSeparationMeters: Double?
-    public var dgpsAgeSeconds: Double?
-    public var dgpsStation: Int?
+    @CompactInt public var qualityIndicator: Int? = nil
+    @CompactInt public var satellitesUsed: Int? = nil
+    @CompactDouble public var hdop: Double? = nil
+    @CompactDouble public var altitudeMSLMeters: Double? = nil
+    @CompactDouble public var geoidSeparationMeters: Double? = nil
+    @CompactDouble public var dgpsAgeSeconds: Double? = nil
+    @CompactInt public var dgpsStation: Int? = nil
 
     public var quality: FixQuality? {
         switch qualityIndicator {
@@ -104,13 +104,13 @@ public struct RMC: Sendable, Hashable {
     public var time: NMEATime?
     /// true for status A (valid), false for V, nil when empty.
     public var valid: Bool?
-    public var latitudeDegrees: Double?
-    public var longitudeDegrees: Double?
-    public var speedKnots: Double?
-    public var courseTrueDegrees: Double?
+    @CompactDouble public var latitudeDegrees: Double? = nil
+    @CompactDouble public var longitudeDegrees: Double? = nil
+    @CompactDouble public var speedKnots: Double? = nil
+    @CompactDouble public var courseTrueDegrees: Double? = nil
     public var date: NMEADate?
     /// East positive.
-    public var magneticVariationDegrees: Double?
+    @CompactDouble public var magneticVariationDegrees: Double? = nil
     public var mode: ModeIndicator?
     /// NMEA 4.1 navigational status (S safe, C caution, U unsafe, V not valid).
     public var navigationalStatus: UInt8?
@@ -120,13 +120,13 @@ public struct GSA: Sendable, Hashable {
     /// M manual / A automatic 2D-3D switching.
     public var selectionMode: UInt8?
     /// 1 no fix, 2 2D, 3 3D.
-    public var fixType: Int?
+    @CompactInt public var fixType: Int? = nil
     public var satelliteIDs: FixedList<16, Int16>
-    public var pdop: Double?
-    public var hdop: Double?
-    public var vdop: Double?
+    @CompactDouble public var pdop: Double? = nil
+    @CompactDouble public var hdop: Double? = nil
+    @CompactDouble public var vdop: Double? = nil
     /// NMEA 4.11 GNSS system id (1 GPS, 2 GLONASS, 3 Galileo, 4 BeiDou, 5 QZSS, 6 NavIC).
-    public var systemID: Int?
+    @CompactInt public var systemID: Int? = nil
 
 }
 
@@ -160,25 +160,25 @@ public struct GSVSatellite: Sendable, Hashable {
 }
 
 public struct GSV: Sendable, Hashable {
-    public var totalMessages: Int?
-    public var messageNumber: Int?
-    public var satellitesInView: Int?
+    @CompactInt public var totalMessages: Int? = nil
+    @CompactInt public var messageNumber: Int? = nil
+    @CompactInt public var satellitesInView: Int? = nil
     public var satellites: FixedList<4, GSVSatellite>
     /// NMEA 4.1 signal id (last field when the field count says so).
-    public var signalID: Int?
+    @CompactInt public var signalID: Int? = nil
 }
 
 public struct VTG: Sendable, Hashable {
-    public var courseTrueDegrees: Double?
-    public var courseMagneticDegrees: Double?
-    public var speedKnots: Double?
-    public var speedKilometersPerHour: Double?
+    @CompactDouble public var courseTrueDegrees: Double? = nil
+    @CompactDouble public var courseMagneticDegrees: Double? = nil
+    @CompactDouble public var speedKnots: Double? = nil
+    @CompactDouble public var speedKilometersPerHour: Double? = nil
     public var mode: ModeIndicator?
 }
 
 public struct GLL: Sendable, Hashable {
-    public var latitudeDegrees: Double?
-    public var longitudeDegrees: Double?
+    @CompactDouble public var latitudeDegrees: Double? = nil
+    @CompactDouble public var longitudeDegrees: Double? = nil
     public var time: NMEATime?
     public var valid: Bool?
     public var mode: ModeIndicator?
@@ -186,37 +186,37 @@ public struct GLL: Sendable, Hashable {
 
 public struct ZDA: Sendable, Hashable {
     public var time: NMEATime?
-    public var day: Int?
-    public var month: Int?
-    public var year: Int?
-    public var localZoneHours: Int?
-    public var localZoneMinutes: Int?
+    @CompactInt public var day: Int? = nil
+    @CompactInt public var month: Int? = nil
+    @CompactInt public var year: Int? = nil
+    @CompactInt public var localZoneHours: Int? = nil
+    @CompactInt public var localZoneMinutes: Int? = nil
 }
 
 /// GNSS pseudorange error statistics: 1-σ errors in metres.
 public struct GST: Sendable, Hashable {
     public var time: NMEATime?
-    public var rmsRange: Double?
-    public var semiMajorMeters: Double?
-    public var semiMinorMeters: Double?
-    public var orientationDegrees: Double?
-    public var latitudeErrorMeters: Double?
-    public var longitudeErrorMeters: Double?
-    public var altitudeErrorMeters: Double?
+    @CompactDouble public var rmsRange: Double? = nil
+    @CompactDouble public var semiMajorMeters: Double? = nil
+    @CompactDouble public var semiMinorMeters: Double? = nil
+    @CompactDouble public var orientationDegrees: Double? = nil
+    @CompactDouble public var latitudeErrorMeters: Double? = nil
+    @CompactDouble public var longitudeErrorMeters: Double? = nil
+    @CompactDouble public var altitudeErrorMeters: Double? = nil
 }
 
 public struct GNS: Sendable, Hashable {
     public var time: NMEATime?
-    public var latitudeDegrees: Double?
-    public var longitudeDegrees: Double?
+    @CompactDouble public var latitudeDegrees: Double? = nil
+    @CompactDouble public var longitudeDegrees: Double? = nil
     /// One mode character per constellation (GPS, GLONASS, Galileo, BeiDou, …), first ones only.
     public var modes: FixedList<6, UInt8>
-    public var satellitesUsed: Int?
-    public var hdop: Double?
-    public var altitudeMSLMeters: Double?
-    public var geoidSeparationMeters: Double?
-    public var dgpsAgeSeconds: Double?
-    public var dgpsStation: Int?
+    @CompactInt public var satellitesUsed: Int? = nil
+    @CompactDouble public var hdop: Double? = nil
+    @CompactDouble public var altitudeMSLMeters: Double? = nil
+    @CompactDouble public var geoidSeparationMeters: Double? = nil
+    @CompactDouble public var dgpsAgeSeconds: Double? = nil
+    @CompactInt public var dgpsStation: Int? = nil
     public var navigationalStatus: UInt8?
 
     /// The best mode among the constellations.
@@ -243,13 +243,13 @@ public struct GNS: Sendable, Hashable {
 /// GNSS satellite fault detection (RAIM): expected errors, 1-σ metres.
 public struct GBS: Sendable, Hashable {
     public var time: NMEATime?
-    public var latitudeErrorMeters: Double?
-    public var longitudeErrorMeters: Double?
-    public var altitudeErrorMeters: Double?
-    public var failedSatellite: Int?
-    public var probabilityOfMissedDetection: Double?
-    public var biasMeters: Double?
-    public var biasStandardDeviationMeters: Double?
+    @CompactDouble public var latitudeErrorMeters: Double? = nil
+    @CompactDouble public var longitudeErrorMeters: Double? = nil
+    @CompactDouble public var altitudeErrorMeters: Double? = nil
+    @CompactInt public var failedSatellite: Int? = nil
+    @CompactDouble public var probabilityOfMissedDetection: Double? = nil
+    @CompactDouble public var biasMeters: Double? = nil
+    @CompactDouble public var biasStandardDeviationMeters: Double? = nil
 }
 
 public struct HDT: Sendable, Hashable { public var headingTrueDegrees: Double? }
