@@ -57,6 +57,12 @@ for t in modprobe insmod rmmod lsmod depmod modinfo; do ln -sf kmod "$R/sbin/$t"
 copy_with_libs /bin/udevadm /bin/udevadm
 ln -sf /bin/udevadm "$R/lib/systemd/systemd-udevd"
 copy_with_libs "$BIN" /usr/local/bin/lodestar
+# chronyd and chronyc (Debian's chrony on this machine) for the PPS scenario: the consumer of `lodestar run --pps`.
+if [ -x /usr/sbin/chronyd ] && [ -x /usr/bin/chronyc ]; then
+    copy_with_libs /usr/sbin/chronyd /sbin/chronyd; copy_with_libs /usr/bin/chronyc /bin/chronyc
+else
+    log "no chronyd/chronyc on this machine (Debian's chrony): the pps scenario will fail"
+fi
 cp /lib/udev/rules.d/50-udev-default.rules /lib/udev/rules.d/60-serial.rules "$R/lib/udev/rules.d/"
 cp udev/60-lodestar.rules "$R/lib/udev/rules.d/"
 # NMEA for the USB scenario: GGA+RMC at 48.1173 N, 11.516667 E, one pair per second from 12:00:00 (valid checksums).
@@ -89,7 +95,7 @@ echo "hosts: files" > "$R/etc/nsswitch.conf"
 
 # Modules and what they depend on (modprobe --show-depends over the extracted tree), then depmod for the guest.
 MODULES="i2c-stub i2c-dev hmc5843_i2c st_magn_i2c st_accel_i2c bmc150_magn_i2c ak8975 mmc35240 inv_mpu6050_i2c
-         dummy_hcd g_serial usb_f_acm usb_f_serial usb_f_obex cdc-acm pps-ldisc"
+         dummy_hcd g_serial usb_f_acm usb_f_serial usb_f_obex cdc-acm pps-ldisc parport_pc pps_parport"
 for m in $MODULES; do
     modprobe -d "$KROOT" -S "$KVER" --show-depends "$m" 2>/dev/null | awk '$1=="insmod"{print $2}'
 done | sort -u | while read -r ko; do
@@ -106,7 +112,8 @@ boot() {  # boot TIMEOUT CMDLINE-EXTRA ACCEL...
     local t=$1 extra=$2; shift 2
     timeout "$t" qemu-system-x86_64 "$@" -m 1024 -smp 2 -nographic -no-reboot \
         -kernel "$KROOT/boot/vmlinuz-$KVER" -initrd "$HIL/initrd.gz" \
-        -append "console=ttyS0 panic=-1 loglevel=3 no_timer_check $extra" -serial mon:stdio -nic none
+        -append "console=ttyS0 panic=-1 loglevel=3 no_timer_check $extra" -serial mon:stdio -nic none \
+        -parallel null
 }
 ACCEL=(-accel tcg)
 case ${HIL_ACCEL:-auto} in

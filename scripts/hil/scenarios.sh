@@ -251,6 +251,80 @@ scenario_unprivileged() {
     rmmod g_serial usb_f_acm i2c-stub 2>/dev/null
 }
 
+# ---- (e) PPS: the kernel's pps_parport on qemu's emulated parallel port, `lodestar run --pps`, chronyd reading it ----
+# qemu's ISA parallel port (0x378, IRQ 7; hw/char/parallel.c parallel_ioport_write_sw) raises its IRQ when the control
+# register is written with INIT and SELECT set and STROBE clear while the previous value had INTEN set. The guest
+# writes the control register (0x37a = 890) through /dev/port: 0x1d (INTEN|SELECT|INIT|STROBE), then 0x1c. The
+# parport_pc interrupt goes to pps_parport's handler, which timestamps it as a PPS assert event of /dev/ppsN.
+plan_pps="pps-parport-device pps-parport-pulses pps-lodestar-chrony"
+pp_ctr() { printf "\\$1" | dd of=/dev/port bs=1 seek=890 count=1 conv=notrunc 2>/dev/null; }
+# pulses N: N pulses, each just after the next whole second of the guest's clock (busybox adjtimex: time.tv_usec).
+pulses() {
+    i=0
+    while [ "$i" -lt "$1" ]; do
+        us=$(adjtimex 2>/dev/null | sed -n 's/.*tv_usec: *//p')
+        usleep $(( 1000000 - ${us:-0} ))
+        pp_ctr 035; pp_ctr 034
+        i=$((i + 1))
+    done
+}
+pps_seq() { sed 's/.*#//' "/sys/class/pps/$1/assert" 2>/dev/null || echo 0; }
+CHRONYC="timeout 10 chronyc -n -h /run/chrony/chronyd.sock"
+scenario_pps() {
+    modprobe parport_pc io=0x378 irq=7 && modprobe pps_parport; udevadm settle --timeout=10
+    p=""; for d in /sys/class/pps/pps*; do [ "$(cat "$d/name" 2>/dev/null)" = pps_parport ] && p=$(basename "$d"); done
+    irq=$(cat /proc/sys/dev/parport/parport0/irq 2>/dev/null)
+    ok=1; [ -n "$p" ] && [ -c "/dev/$p" ] && [ "$irq" = 7 ] && ok=0
+    check pps-parport-device $ok "/dev/${p:-none} name $(cat /sys/class/pps/$p/name 2>/dev/null), parport0 irq ${irq:-none}, $(dmesg | grep -E 'pps_parport|parport0' | tail -2 | cut -d] -f2- | tr '\n' ';')"
+    [ $ok = 0 ] || { fail pps-parport-pulses "no pps_parport device"; fail pps-lodestar-chrony "no pps_parport device"; return; }
+
+    # The kernel's own view: three pulses → the assert sequence advances by three, timestamps near whole seconds.
+    s0=$(pps_seq "$p"); i0=$(grep -E '^ *7:' /proc/interrupts | awk '{ print $2 + $3 }')
+    pulses 3
+    s1=$(pps_seq "$p"); i1=$(grep -E '^ *7:' /proc/interrupts | awk '{ print $2 + $3 }')
+    ok=1; [ $((s1 - s0)) -ge 3 ] && ok=0
+    check pps-parport-pulses $ok "assert sequence $s0 -> $s1 after 3 pulses, IRQ 7 count ${i0:-?} -> ${i1:-?}, last assert $(cat /sys/class/pps/$p/assert), clear $(cat /sys/class/pps/$p/clear)"
+
+    # Lodestar reads /dev/ppsN (PPS_FETCH) and sends pulse samples to chronyd's SOCK refclock; the GNSS source is the
+    # USB gadget of scenario (c). chronyd -x never touches the clock; `local stratum 1` lets it accept pulses
+    # without a `lock` source (refclock.c RCL_AddCookedPulse drops them while the reference is unsynchronised).
+    if ! command -v chronyd >/dev/null; then fail pps-lodestar-chrony "chronyd is not in the initramfs"; return; fi
+    mkdir -p /run/chrony /tmp/chrony; chmod 700 /run/chrony
+    printf '%s\n' "refclock SOCK /run/pps.sock refid PPS poll 2" "local stratum 1" "port 0" "cmdport 0" \
+        "bindcmdaddress /run/chrony/chronyd.sock" "pidfile /run/chrony/chronyd.pid" "logdir /tmp/chrony" \
+        "log refclocks" > /tmp/chrony.conf
+    chronyd -x -d -u root -f /tmp/chrony.conf > $OUT.chronyd 2>&1 &
+    cpid=$!
+    i=0; while [ ! -S /run/pps.sock ] && [ $i -lt 40 ]; do sleep 0.5; i=$((i + 1)); done
+    gadget 0x1546 0x01a8
+    i=0; while [ ! -e /dev/gps0 ] && [ $i -lt 20 ]; do sleep 0.5; i=$((i + 1)); done
+    feed & feeder=$!
+    $L run --gps /dev/gps0 --pps "/dev/$p" --pps-sock /run/pps.sock > $OUT.pps 2> $OUT.pps.err &
+    pid=$!
+    sleep 2
+    n=20; s0=$(pps_seq "$p")
+    pulses $n
+    sleep 1
+    s1=$(pps_seq "$p")
+    $CHRONYC sources > $OUT.sources 2>&1; $CHRONYC sourcestats > $OUT.stats 2>&1
+    alive=no; kill -0 $pid 2>/dev/null && alive=yes
+    kill -TERM $pid 2>/dev/null; wait $pid 2>/dev/null
+    kill $feeder 2>/dev/null; wait $feeder 2>/dev/null
+    kill -TERM $cpid 2>/dev/null; wait $cpid 2>/dev/null
+    src=$(awk '$2 == "PPS"' $OUT.sources | tr -s ' ')
+    reach=$(awk '$2 == "PPS" { print $5 }' $OUT.sources)
+    # refclocks.log: one line per pulse sample chronyd accepted (P column 1), with its raw offset (the pulse's
+    # system time past the whole second; column 7), then the filtered samples ("-").
+    samples=$(awk '$3 == "PPS" && $6 == "1"' /tmp/chrony/refclocks.log 2>/dev/null | wc -l)
+    raw=$(awk '$3 == "PPS" && $6 == "1" { v = $7 * 1e3; s += v; if (n == 0 || v < lo) lo = v; if (n == 0 || v > hi) hi = v; n++ }
+               END { if (n) printf "%.1f / %.1f / %.1f", lo, s / n, hi }' /tmp/chrony/refclocks.log 2>/dev/null)
+    ok=1; [ "$alive" = yes ] && [ -n "$reach" ] && [ "$reach" != 0 ] && [ "$samples" -ge $((n / 2)) ] && ok=0
+    detail="$n pulses (assert $s0 -> $s1); chronyc sources: ${src:-none} (reach $reach); sourcestats: $(awk '$1 == "PPS"' $OUT.stats | tr -s ' '); $samples pulse samples in refclocks.log, raw offset min/mean/max ${raw:-none} ms; lodestar running: $alive"
+    [ $ok = 0 ] || detail="$detail; chronyd: $(tail -5 $OUT.chronyd | tr '\n' ' ' | cut -c1-400); lodestar: $(head -c 300 $OUT.pps.err | tr '\n' ' ')"
+    check pps-lodestar-chrony $ok "$detail"
+    rmmod g_serial usb_f_acm 2>/dev/null
+}
+
 plan_i2c_own="i2c-stub-smbus-only i2c-own-hmc5883l i2c-own-lsm303agr i2c-own-lis3mdl i2c-own-qmc5883l i2c-own-mpu9250"
 
 # hil.scenarios=all or a comma list (i2c_own,iio,usb_serial,unprivileged,pps) on the kernel command line.
