@@ -114,6 +114,22 @@ public final class LocationServicesStage {
         if let b = batcher?.finish() { send(.batch(b), emit) }
     }
 
+    /// A read-only view for diagnosis: what is configured and what has been delivered.
+    public struct Snapshot: Sendable {
+        public var filtersFixes: Bool
+        public var regionsMonitored: Int
+        /// Identifiers of the regions currently inside.
+        public var regionsInside: [String]
+        public var detectsVisits: Bool
+        public var eventsEmitted: Int
+    }
+
+    public var snapshot: Snapshot {
+        Snapshot(filtersFixes: filtersFixes, regionsMonitored: regions.count,
+                 regionsInside: regions.regions.map(\.identifier).filter { regions.state(of: $0) == .inside },
+                 detectsVisits: visits != nil, eventsEmitted: eventsEmitted)
+    }
+
     private func send(_ e: ServiceEvent, _ emit: (ServiceEvent) -> Void) {
         eventsEmitted += 1
         emit(e)

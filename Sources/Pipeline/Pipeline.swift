@@ -7,8 +7,13 @@ import NMEA
 /// The one pipeline for live and replay: source events in, output events out. It never reads a clock and never
 /// touches a device; sources and sinks are plugged in from outside.
 ///
-/// Per NMEA source it keeps a framer (bytes → sentences), a parser (sentences → typed values) and an epoch
-/// assembler (sentences → one fix per receiver cycle).
+/// It composes stages in order, each owning its state and settings and exposing a read-only snapshot:
+/// `NMEAStage` (bytes → sentences → epochs) → `SmoothingStage` (motion-aided smoothing, dead reckoning, pause) →
+/// `HeadingStage` (compass, background calibration, vehicle heading) → `AvailabilityStage` (status → session
+/// availability) → `PlacemarkStage` → `LocationServicesStage` (regions, visits, update policy) → `OutputStage`
+/// (encoder, buffer, sinks). Stages do not call each other: the pipeline hands each one's output to the next, so
+/// adding a stage or an output touches no other stage. `Settings` is the session's flat view; each stage gets its
+/// own part (`nmeaSettings`, `smoothingSettings`, …).
 public final class Pipeline {
     public struct Settings: Sendable {
         public var framer = NMEAFramer.Options.default
@@ -58,108 +63,88 @@ public final class Pipeline {
         public var vehicleCalibrationChanged: (@Sendable (VehicleCalibrationState) -> Void)?
         public init() {}
         public static let `default` = Settings()
-    }
 
-    private final class NMEAStream {
-        let framer: NMEAFramer
-        let parser = NMEAParser()
-        var assembler: EpochAssembler
-        var sawNMEA = false
-        /// Receive time of the current chunk and of the chunk where the unfinished sentence began.
-        var chunkUTC: Timestamp?
-        var partialStartUTC: Timestamp?
-        init(settings: Settings) {
-            framer = NMEAFramer(options: settings.framer)
-            assembler = EpochAssembler(settings: settings.epoch, referenceDate: settings.referenceDate)
+        public var nmeaSettings: NMEAStage.Settings {
+            var s = NMEAStage.Settings()
+            s.framer = framer; s.epoch = epoch; s.referenceDate = referenceDate; s.emitSky = emitSky
+            s.passthrough = passthrough
+            return s
+        }
+        public var smoothingSettings: SmoothingStage.Settings {
+            var s = SmoothingStage.Settings()
+            s.smoothing = smoothing; s.pauseWhenStationary = pauseWhenStationary
+            s.deadReckoningIntervalSeconds = deadReckoningIntervalSeconds
+            return s
+        }
+        public var headingSettings: HeadingStage.Settings {
+            var s = HeadingStage.Settings()
+            s.heading = heading; s.calibration = calibration; s.configuredLocation = configuredLocation
+            s.backgroundCalibration = backgroundCalibration; s.platform = platform; s.vehicleHeading = vehicleHeading
+            s.vehicleCalibrationState = vehicleCalibrationState; s.vehicleCalibrationChanged = vehicleCalibrationChanged
+            return s
+        }
+        public var availabilitySettings: AvailabilityStage.Settings {
+            AvailabilityStage.Settings(headingSourceNames: headingSourceNames, locationSourceNames: locationSourceNames)
+        }
+        public var outputSettings: OutputStage.Settings {
+            var s = OutputStage.Settings()
+            s.flushEveryEvent = flushEveryEvent
+            return s
         }
     }
 
     public let settings: Settings
-    private var streams: [Int: NMEAStream] = [:]
-    private var encoder: any OutputEncoder
-    private var sinks: [any OutputSink]
-    private var buffer = ByteBuffer(capacity: 1 << 17)
-    private let flushThreshold = 1 << 16
-    /// Optional observer of every output event (tests, the Swift API).
-    public var observer: ((OutputEvent) -> Void)?
+    public let nmea: NMEAStage
+    public let smoothing: SmoothingStage
+    public let heading: HeadingStage
+    private var availability: AvailabilityStage
+    public let placemark: PlacemarkStage
     /// Location services applied to every fix (regions, visits, update policy…; see ServiceEventEncoding.swift).
     public var services: LocationServicesStage?
+    public let output: OutputStage
+    /// Optional observer of every output event (tests, the Swift API, the network outputs).
+    public var observer: ((OutputEvent) -> Void)?
 
-    private var smoother: PositionSmoother?
-    /// Time base for inertial samples: the monotonic time of the event that carried the last fix, and its UTC.
+    /// The monotonic time of the event being processed (the time base of the vehicle heading and dead reckoning).
     private var currentMonotonicNanos: Int64?
-    private var lastFixMonotonicNanos: Int64?
-    private var lastSmoothedFixTime: Timestamp?
-    private var lastOutputFixTime: Timestamp?
-    private var lastGoodMode: FixMode = .threeD
-    private var reportedUnavailable = false
-    private var pausedStationary = false
-    public private(set) var fixesSmoothed = 0
-    public private(set) var fixesDeadReckoned = 0
-    public private(set) var fixesPaused = 0
-    private var heading: HeadingEstimator?
-    private var refiner: BackgroundRefiner?
-    /// The vehicle heading (nil with `platform == .handheld` or heading off).
-    public private(set) var vehicle: VehicleHeadingStage?
-    private var lastAcceleration: Vector3?
-    private var lastHeading: HeadingReport?
-    private var availability: AvailabilityStage
-    public private(set) var calibrationsAdopted = 0
+    private var emitAfterStatus: [OutputEvent] = []
     public private(set) var fixesEmitted = 0
-    public private(set) var headingsEmitted = 0
     public private(set) var skyEmitted = 0
     public private(set) var eventsProcessed = 0
     /// UTC of the last fix emitted (replay pacing for logs without timestamps).
     public private(set) var lastFixTime: Timestamp?
 
+    public var fixesSmoothed: Int { smoothing.fixesSmoothed }
+    public var fixesDeadReckoned: Int { smoothing.fixesDeadReckoned }
+    public var fixesPaused: Int { smoothing.fixesPaused }
+    public var headingsEmitted: Int { heading.headingsEmitted }
+    public var calibrationsAdopted: Int { heading.calibrationsAdopted }
+    /// The vehicle heading (nil with `platform == .handheld` or heading off).
+    public var vehicle: VehicleHeadingStage? { heading.vehicle }
+
     public init(settings: Settings = .default, encoder: any OutputEncoder, sinks: [any OutputSink]) {
         self.settings = settings
-        self.encoder = encoder
-        self.sinks = sinks
-        availability = AvailabilityStage(settings: AvailabilityStage.Settings(
-            headingSourceNames: settings.headingSourceNames, locationSourceNames: settings.locationSourceNames))
-        if let s = settings.smoothing { smoother = PositionSmoother(settings: s) }
-        if let h = settings.heading {
-            var estimator = HeadingEstimator(settings: h, calibration: settings.calibration)
-            if let l = settings.configuredLocation { estimator.update(location: l) }
-            heading = estimator
-            if settings.platform != .handheld {
-                var v = settings.vehicleHeading
-                v.headingFilterDegrees = h.headingFilterDegrees
-                vehicle = VehicleHeadingStage(platform: settings.platform, settings: v, calibration: settings.calibration,
-                                              state: settings.vehicleCalibrationState)
-                vehicle?.calibrationChanged = settings.vehicleCalibrationChanged
-            }
-            if settings.backgroundCalibration {
-                refiner = BackgroundRefiner(current: settings.calibration,
-                                            referenceFieldMicrotesla: estimator.fieldElements.map { $0.totalNanotesla / 1000 })
-            }
-        }
+        nmea = NMEAStage(settings: settings.nmeaSettings)
+        smoothing = SmoothingStage(settings: settings.smoothingSettings)
+        heading = HeadingStage(settings: settings.headingSettings)
+        availability = AvailabilityStage(settings: settings.availabilitySettings)
+        placemark = PlacemarkStage(settings: PlacemarkStage.Settings(provider: settings.placemarkProvider))
+        output = OutputStage(settings: settings.outputSettings, encoder: encoder, sinks: sinks)
     }
 
     /// True when every sink is broken (nobody can receive output any more).
-    public var allSinksBroken: Bool { !sinks.isEmpty && sinks.allSatisfy(\.isBroken) }
-
-    private func stream(_ id: Int) -> NMEAStream {
-        if let s = streams[id] { return s }
-        let s = NMEAStream(settings: settings)
-        streams[id] = s
-        return s
-    }
+    public var allSinksBroken: Bool { output.allSinksBroken }
 
     public func process(_ event: SensorEvent) {
         eventsProcessed += 1
         currentMonotonicNanos = event.monotonicNanos
         switch event.payload {
         case .nmea(let bytes):
-            let s = stream(event.sourceID)
-            s.sawNMEA = true
-            s.chunkUTC = event.utc
-            bytes.withUnsafeBufferPointer { feed(s, $0) }
+            bytes.withUnsafeBufferPointer { nmea.feed($0, sourceID: event.sourceID, receiveUTC: event.utc, handNMEA) }
         case .fix(let external):
             if settings.useExternalFixes && settings.externalFixProviders.contains(external.provider)
-                && streams[event.sourceID]?.sawNMEA != true {
-                emitFix(external.location)
+                && !nmea.hasNMEA(from: event.sourceID) {
+                receiverFix(external.location)
             }
         case .motion(let sample):
             processMotion(sample, event)
@@ -170,182 +155,61 @@ public final class Pipeline {
             if let utc = event.utc { report.time = utc }
             emit(.status(report))
         }
-        if settings.flushEveryEvent { flush() }
+        output.endOfEvent()
     }
 
     /// Feeds raw NMEA bytes of source `sourceID` directly (replay fast path, no event allocation).
     public func feedNMEA(_ bytes: UnsafeBufferPointer<UInt8>, sourceID: Int = 0) {
-        let s = stream(sourceID)
-        s.sawNMEA = true
-        feed(s, bytes)
-        if settings.flushEveryEvent { flush() }
+        nmea.feed(bytes, sourceID: sourceID, handNMEA)
+        output.endOfEvent()
     }
 
-    private func feed(_ s: NMEAStream, _ bytes: UnsafeBufferPointer<UInt8>) {
-        // Each sentence's receive time: its chunk's, or for the first one, if it began in an earlier chunk, that one's.
-        let startedEarlier = s.framer.isInsideSentence
-        var completed = 0
-        s.framer.feed(bytes) { framed in
-            s.assembler.sentenceReceiveTime = completed == 0 && startedEarlier ? s.partialStartUTC : s.chunkUTC
-            completed += 1
-            guard let parsed = s.parser.parse(framed) else { return }
-            switch parsed.sentence {
-            case .proprietary, .unsupported:
-                if settings.passthrough { emit(.sentence(Array(framed.bytes) + [0x0D, 0x0A])) }
-            default:
-                s.assembler.add(parsed) { emitEpoch($0) }
-            }
+    private func handNMEA(_ o: NMEAStage.Output) {
+        switch o {
+        case .epoch(.fix(let l)): receiverFix(l)
+        case .epoch(.sky(let s)): emit(.sky(s))
+        case .sentence(let bytes): emit(.sentence(bytes))
         }
-        if s.framer.isInsideSentence && (completed > 0 || !startedEarlier) { s.partialStartUTC = s.chunkUTC }
     }
 
     private func processMotion(_ sample: MotionSample, _ event: SensorEvent) {
-        switch sample {
-        case .accelerometer(let a, let bias): lastAcceleration = bias.map { a - $0 } ?? a
-        case .accelerometerRaw(let raw): lastAcceleration = raw.vector
-        default: break
-        }
-        if smoother != nil { smoothMotion(sample, event) }
-        guard heading != nil else { return }
-        let t = event.monotonicNanos ?? 0
-        if refiner != nil {
-            var raw: Vector3?
-            switch sample {
-            case .magnetometer(let field, _): raw = field
-            case .magnetometerRaw(let r): raw = r.vector
-            default: break
-            }
-            if let raw, case .adopted(let result)? = refiner?.add(raw, monotonicNanos: t) {
-                heading?.setCalibration(result.calibration)
-                calibrationsAdopted += 1
-                emit(.calibrationRefined(result))
-            }
-        }
-        var update = heading?.process(sample, monotonicNanos: t, sampleTimeSeconds: event.sampleTimeSeconds) ?? .none
-        if let vehicle {
-            var v = vehicle.motion(sample, monotonicNanos: t)
-            if vehicle.active {
-                v.report?.sampleTimeSeconds = event.sampleTimeSeconds
-                update = v
-            }
-        }
-        if let c = update.calibration { emit(.calibrationNeeded(c)) }
-        if let r = update.report {
-            lastHeading = r
-            headingsEmitted += 1
-            emit(.heading(r, accelerationMetersPerSecondSquared: lastAcceleration))
-        }
+        if let fix = smoothing.motion(sample, monotonicNanos: event.monotonicNanos) { emit(.fix(fix)) }
+        let h = heading.motion(sample, monotonicNanos: event.monotonicNanos, sampleTimeSeconds: event.sampleTimeSeconds)
+        if let r = h.refined { emit(.calibrationRefined(r)) }
+        if let c = h.calibrationNeeded { emit(.calibrationNeeded(c)) }
+        if let r = h.report { emit(.heading(r, accelerationMetersPerSecondSquared: h.accelerationMetersPerSecondSquared)) }
     }
 
-    private func emitEpoch(_ output: EpochOutput) {
-        switch output {
-        case .fix(let l): emitFix(l)
-        case .sky(let s): if settings.emitSky { emit(.sky(s)) }
-        }
+    /// A receiver fix (or a no-fix epoch): to the vehicle heading as parsed, then through the smoothing stage.
+    private func receiverFix(_ fix: Location) {
+        heading.receiverFix(fix, monotonicNanos: currentMonotonicNanos)
+        if let out = smoothing.fix(fix, monotonicNanos: currentMonotonicNanos) { emit(.fix(out)) }
     }
 
     public func emit(_ event: OutputEvent) {
         var event = event
-        if let provider = settings.placemarkProvider, case .fix(var l) = event, l.latitudeDegrees != nil {
-            l.placemark = provider(l)
+        if placemark.enabled, case .fix(var l) = event {
+            placemark.annotate(&l)
             event = .fix(l)
         }
-        if case .status(let s) = event { noteStatus(s) }
         switch event {
         case .fix(let l):
             fixesEmitted += 1
             if let t = l.time { lastFixTime = t }
-            if l.latitudeDegrees != nil, l.mode == .twoD || l.mode == .threeD {
-                heading?.update(location: l)
-                if let f = heading?.fieldElements { refiner?.referenceFieldMicrotesla = f.totalNanotesla / 1000 }
-            }
+            heading.location(l)
         case .sky: skyEmitted += 1
+        case .status(let s): noteStatus(s)
         default: break
         }
         observer?(event)
-        if shouldEncode(event) { encoder.encode(event, into: &buffer) }
+        if shouldEncode(event) { output.encode(event) }
         if let services, case .fix(let l) = event { services.process(l) { emit(.service($0)) } }
         if !emitAfterStatus.isEmpty {
             let followUps = emitAfterStatus
             emitAfterStatus.removeAll()
             for e in followUps { emit(e) }
         }
-        if buffer.count >= flushThreshold { flush() }
-    }
-
-    /// A receiver fix (or a no-fix epoch) through the smoother: smoothed when it has a position; dead reckoned
-    /// (status 6, mode kept) when it has none and the outage is young; as parsed otherwise ("location unavailable").
-    private func emitFix(_ fix: Location) {
-        vehicle?.fix(fix, monotonicNanos: currentMonotonicNanos)
-        guard smoother != nil else { emit(.fix(fix)); return }
-        if fix.latitudeDegrees != nil, fix.longitudeDegrees != nil, fix.mode != .noFix, fix.time != nil {
-            guard let out = smoother?.process(fix: fix) else { return }
-            if smoother?.lastOutcome == .duplicate || smoother?.lastOutcome == .outOfOrder { return }
-            if fix.mode != .unknown { lastGoodMode = fix.mode }
-            lastSmoothedFixTime = fix.time
-            lastFixMonotonicNanos = currentMonotonicNanos
-            reportedUnavailable = false
-            fixesSmoothed += 1
-            if settings.pauseWhenStationary {
-                if out.isStationary == true {
-                    if pausedStationary { fixesPaused += 1; return }
-                    pausedStationary = true
-                } else {
-                    pausedStationary = false
-                }
-            }
-            lastOutputFixTime = out.time
-            emit(.fix(out))
-            return
-        }
-        if let t = fix.time, let dr = deadReckoned(at: t, template: fix) {
-            emit(.fix(dr))
-            return
-        }
-        emit(.fix(fix))
-    }
-
-    private func deadReckoned(at t: Timestamp, template: Location) -> Location? {
-        guard var dr = smoother?.deadReckon(to: t) else { return nil }
-        dr.mode = lastGoodMode
-        dr.satellitesUsed = template.satellitesUsed
-        dr.satellitesVisible = template.satellitesVisible
-        fixesDeadReckoned += 1
-        lastOutputFixTime = t
-        pausedStationary = false
-        return dr
-    }
-
-    /// Inertial samples into the smoother, on the fixes' UTC time base (monotonic offset from the last fix). With
-    /// fixes gone but inertial data flowing, emits a dead-reckoned fix every `deadReckoningIntervalSeconds` until the
-    /// outage limit, then one "no fix" (location unavailable).
-    private func smoothMotion(_ sample: MotionSample, _ event: SensorEvent) {
-        guard let fixTime = lastSmoothedFixTime, let fixMono = lastFixMonotonicNanos, let mono = event.monotonicNanos,
-              mono >= fixMono else { return }
-        let t = fixTime.adding(nanoseconds: mono - fixMono)
-        switch sample {
-        case .accelerometer(let a, let bias): smoother?.process(specificForceBody: bias.map { a - $0 } ?? a, at: t)
-        case .accelerometerRaw(let raw): smoother?.process(specificForceBody: raw.vector, at: t)
-        case .gyroscope(let w, let drift): smoother?.process(angularRateBody: drift.map { w - $0 } ?? w, at: t)
-        case .gyroscopeRaw(let raw): smoother?.process(angularRateBody: raw.vector, at: t)
-        default: return
-        }
-        let sinceFix = Double(t.nanosecondsSince1970 - fixTime.nanosecondsSince1970) / 1e9
-        let sinceOutput = lastOutputFixTime.map { Double(t.nanosecondsSince1970 - $0.nanosecondsSince1970) / 1e9 } ?? .infinity
-        guard sinceFix >= 1.5 * settings.deadReckoningIntervalSeconds, sinceOutput >= settings.deadReckoningIntervalSeconds,
-              !reportedUnavailable else { return }
-        var template = Location()
-        template.time = t
-        if let dr = deadReckoned(at: t, template: template) {
-            emit(.fix(dr))
-        } else {
-            reportedUnavailable = true
-            var none = Location()
-            none.time = t
-            none.mode = .noFix
-            lastOutputFixTime = t
-            emit(.fix(none))
-        }
+        output.flushIfFull()
     }
 
     /// A live source's availability changed: an unavailable heading source makes the heading invalid (one
@@ -353,10 +217,7 @@ public final class Pipeline {
     /// re-announced when it changes.
     private func noteStatus(_ s: StatusReport) {
         let outcome = availability.note(s)
-        if outcome.headingSourceLost, var h = lastHeading, h.headingAccuracyDegrees >= 0 {
-            h.headingAccuracyDegrees = -1
-            lastHeading = h
-            headingsEmitted += 1
+        if outcome.headingSourceLost, let h = heading.sourceLost() {
             emitAfterStatus.append(.heading(h, accelerationMetersPerSecondSquared: nil))
         }
         if let a = outcome.availability {
@@ -367,28 +228,24 @@ public final class Pipeline {
     /// A read-only view of the pipeline's internal state, per stage, for diagnosis (x-io Fusion's
     /// GetInternalStates shape). Taking it changes nothing.
     public struct Snapshot: Sendable {
-        public var nmea: NMEAStatistics
-        public var nmeaSources: [Int]
-        public var fixesEmitted: Int
-        public var fixesSmoothed: Int
-        public var fixesDeadReckoned: Int
-        public var fixesPaused: Int
-        public var pausedStationary: Bool
-        public var lastFixTime: Timestamp?
-        public var headingsEmitted: Int
-        public var lastHeadingAccuracyDegrees: Double?
-        public var calibrationsAdopted: Int
+        public var nmea: NMEAStage.Snapshot
+        public var smoothing: SmoothingStage.Snapshot
+        public var heading: HeadingStage.Snapshot
         public var availability: AvailabilityStage.Snapshot
+        public var placemark: PlacemarkStage.Snapshot
+        public var services: LocationServicesStage.Snapshot?
+        public var output: OutputStage.Snapshot
+        public var fixesEmitted: Int
+        public var lastFixTime: Timestamp?
         public var skyEmitted: Int
         public var eventsProcessed: Int
     }
 
     public var snapshot: Snapshot {
-        Snapshot(nmea: nmeaStatistics, nmeaSources: streams.keys.sorted(), fixesEmitted: fixesEmitted,
-                 fixesSmoothed: fixesSmoothed, fixesDeadReckoned: fixesDeadReckoned, fixesPaused: fixesPaused,
-                 pausedStationary: pausedStationary, lastFixTime: lastFixTime, headingsEmitted: headingsEmitted,
-                 lastHeadingAccuracyDegrees: lastHeading?.headingAccuracyDegrees, calibrationsAdopted: calibrationsAdopted,
-                 availability: availability.snapshot, skyEmitted: skyEmitted, eventsProcessed: eventsProcessed)
+        Snapshot(nmea: nmea.snapshot, smoothing: smoothing.snapshot, heading: heading.snapshot,
+                 availability: availability.snapshot, placemark: placemark.snapshot, services: services?.snapshot,
+                 output: output.snapshot, fixesEmitted: fixesEmitted, lastFixTime: lastFixTime, skyEmitted: skyEmitted,
+                 eventsProcessed: eventsProcessed)
     }
 
     /// The output stage's one rule: with an update policy or deferral, the raw fix stream is replaced by the
@@ -398,34 +255,15 @@ public final class Pipeline {
         return true
     }
 
-    private var emitAfterStatus: [OutputEvent] = []
-
-    public func flush() {
-        guard !buffer.isEmpty else { return }
-        let sinks = self.sinks
-        buffer.withBytes { p in for sink in sinks { sink.write(p) } }
-        buffer.removeAll()
-    }
+    public func flush() { output.flush() }
 
     /// End of input: emit the last cycles and flush.
     public func finish() {
-        for id in streams.keys.sorted() {
-            guard let s = streams[id] else { continue }
-            s.framer.finish { framed in
-                if let parsed = s.parser.parse(framed) { s.assembler.add(parsed) { emitEpoch($0) } }
-            }
-            s.assembler.finish { emitEpoch($0) }
-        }
+        nmea.finish(handNMEA)
         services?.finish { emit(.service($0)) }
         flush()
     }
 
     /// Framer + parser counters over all sources.
-    public var nmeaStatistics: NMEAStatistics {
-        streams.values.reduce(NMEAStatistics()) { acc, s in
-            var parserStats = s.parser.statistics
-            parserStats.framed = 0 // framed is counted by the framer; the parser's copy counts the same sentences
-            return acc + s.framer.statistics + parserStats
-        }
-    }
+    public var nmeaStatistics: NMEAStatistics { nmea.statistics }
 }
