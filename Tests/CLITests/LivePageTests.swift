@@ -3,7 +3,8 @@ import Testing
 import TestSupport
 
 /// The live page (`replay --http`) in real headless Chromium: ten tabs at once, then a new connection after they
-/// all left, getting the session so far.
+/// all left, getting the session so far; and one open tab that reconnects by itself when its server goes away and
+/// comes back.
 @Suite("live page", .serialized, .ownThreads)
 struct LivePageTests {
     /// GET over a plain socket (HTTP/1.1, Connection: close): status line and body.
@@ -93,5 +94,52 @@ struct LivePageTests {
         func isBlue(_ p: (r: Int, g: Int, b: Int)) -> Bool { p.b > 200 && p.r < 60 && p.g > 90 && p.g < 140 }
         #expect(shot.count(x0: 384, y0: 284, x1: 397, y1: 297, where: isBlue) > 40, "no position dot at the map's centre")
         #expect(server.wait(timeout: 0) == nil, "the server died")
+    }
+
+    /// One tab stays open while its server is stopped and a new one starts on the same port: the page's own
+    /// WebSocket reconnects (with backoff) to the new server, without a reload, and keeps receiving.
+    @Test(.enabled(if: Chromium.available, Comment(rawValue: Chromium.skipMessage)))
+    func anOpenTabReconnectsToARestartedServer() throws {
+        let dir = try TemporaryDirectory()
+        let port = try GPSDProcess.freePort()
+        let capture = SharedData.packageRoot.appendingPathComponent("captures/simulated-drive.lcap").path
+        func start(_ name: String) throws -> SpawnedProcess {
+            try SpawnedProcess(Lodestar.binary, ["replay", "--quiet", "--speed", "1", "--http", "127.0.0.1:\(port)", capture],
+                               stdoutPath: dir.path("\(name).jsonl"), stderrPath: dir.path("\(name).err"))
+        }
+        func waitFor(_ seconds: Double, _ condition: () -> Bool) -> Bool {
+            let end = Date().addingTimeInterval(seconds)
+            while Date() < end { if condition() { return true }; usleep(50_000) }
+            return condition()
+        }
+        let first = try start("first")
+        defer { first.stop() }
+        #expect(waitFor(10) { GPSDProcess.accepts(port: port) }, "the first server never listened")
+
+        // One tab (an iframe in a page whose own load is held for 14 s of real time, so Chromium keeps it open).
+        let holder = try dir.write("tab.html", "<!DOCTYPE html><html><body><iframe src=\"http://127.0.0.1:\(port)/\" width=780 height=580>"
+                                   + "</iframe><script>var t = Date.now(); while (Date.now() - t < 14000) {}</script></body></html>")
+        let browser = try SpawnedProcess("/usr/bin/timeout", ["-s", "KILL", "60"]
+                                            + Chromium.browserArguments(dir.path("profile"), width: 800, height: 600)
+                                            + ["--screenshot=\(dir.path("tab.png"))", "file://" + holder],
+                                         stdoutPath: dir.path("chromium.out"), stderrPath: dir.path("chromium.err"))
+        defer { browser.stop() }
+        #expect(waitFor(20) { (Self.state(port)?["clients"] as? Int ?? 0) == 1 }, "the tab never connected to the first server")
+        let firstMessages = Self.state(port)?["messages"] as? Int ?? 0
+
+        // The server goes away; a new one takes the port.
+        first.signal(SIGKILL)
+        #expect(first.wait(timeout: 10) != nil)
+        let second = try start("second")
+        defer { second.stop() }
+        #expect(waitFor(10) { GPSDProcess.accepts(port: port) }, "the second server never listened")
+        // The same tab reconnects: the second server has a WebSocket client but never served the page.
+        #expect(waitFor(9) { (Self.state(port)?["clients"] as? Int ?? 0) == 1 },
+                "the open tab did not reconnect: \(String(describing: Self.state(port)))")
+        let state = Self.state(port)
+        #expect(state?["connectionsServed"] as? Int == 1)
+        #expect(firstMessages > 0)
+        #expect(browser.wait(timeout: 40) != nil, "chromium did not finish")
+        #expect(second.wait(timeout: 0) == nil, "the second server died")
     }
 }

@@ -47,7 +47,7 @@ public enum Chromium {
         return (p.terminationStatus, outData, errData)
     }
 
-    static func browserArguments(_ profile: String, width: Int, height: Int) -> [String] {
+    public static func browserArguments(_ profile: String, width: Int, height: Int) -> [String] {
         [binary ?? "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
          "--force-device-scale-factor=1", "--user-data-dir=\(profile)", "--window-size=\(width),\(height)"]
     }
