@@ -115,10 +115,12 @@ bench: deps $(TOOLSET)
 	$(SWIFT) build -c release --product FleetBench
 	scripts/fleet-bench.sh
 
-# Heading accuracy on the real recordings in ../shared/data/mag (BROAD trials, x-io Fusion), and its per-sample cost;
+# Heading accuracy on the real recordings in ../shared/data/mag (BROAD trials, x-io Fusion) through the session pipeline and
+# by the estimator alone, and its per-sample cost;
 # position smoothing raw vs smoothed on ../shared/data/gnss (GSDC Pixel 4, F9K, the walk with a real IMU).
 eval: deps
 	$(SWIFT) run -c release LodestarEval
+	$(SWIFT) run -c release LodestarEval --estimator-only
 	$(SWIFT) run -c release LodestarEval bench
 	$(SWIFT) run -c release SmoothingEval
 	python3 scripts/geodata/evalset.py > /tmp/lodestar-geocoding-eval.csv && $(SWIFT) run -c release GeocodingEval /tmp/lodestar-geocoding-eval.csv

@@ -1,5 +1,11 @@
 import LocationCore
 import Magnetics
+import Pipeline
+
+/// The pipeline's output without an encoding: the evaluation reads the events through the observer.
+struct NoEncoding: OutputEncoder {
+    mutating func encode(_ event: OutputEvent, into out: inout ByteBuffer) {}
+}
 
 /// What the estimator said about one row of a recording (nil fields: no report for that row).
 struct RowOutput {
@@ -38,6 +44,8 @@ struct TrialResult {
     var maxError = Double.nan
     var disturbances: [Disturbance] = []
     var calibrationEvents: [(time: Double, needed: Bool, reason: CalibrationNeededEvent.Reason)] = []
+    /// Calibrations background calibration adopted during the trial (pipeline path).
+    var calibrationsAdopted = 0
     /// Recordings without truth (x-io Fusion): the heading is constant while stationary, so the change from the
     /// mean heading just before the known disturbance is the error during it.
     var stationaryMaxChange = Double.nan
@@ -48,12 +56,29 @@ struct TrialResult {
 enum Evaluation {
     static let degrees = 180 / Double.pi
 
-    /// Runs the estimator over a recording (without gyroscope events when `gyroscope` is false).
-    static func run(_ rec: Recording, settings: HeadingEstimator.Settings, gyroscope: Bool)
-        -> (rows: [RowOutput], calibration: [(Double, Bool, CalibrationNeededEvent.Reason)]) {
-        var estimator = HeadingEstimator(settings: settings)
+    /// How the heading is computed: through the session's `Pipeline` (the default: background calibration,
+    /// platform selection and everything `lodestar run` applies) or by the `HeadingEstimator` alone.
+    enum Path: String { case pipeline, estimator }
+
+    /// Runs a recording (without gyroscope events when `gyroscope` is false). `adopted` counts the calibrations
+    /// background calibration adopted.
+    static func run(_ rec: Recording, settings: HeadingEstimator.Settings, gyroscope: Bool, path: Path = .pipeline)
+        -> (rows: [RowOutput], calibration: [(Double, Bool, CalibrationNeededEvent.Reason)], adopted: Int) {
         var rows = [RowOutput](repeating: RowOutput(), count: rec.times.count)
         var calibration: [(Double, Bool, CalibrationNeededEvent.Reason)] = []
+        var updates: [HeadingUpdate] = []
+        var estimator = HeadingEstimator(settings: settings)
+        var pipelineSettings = Pipeline.Settings()
+        pipelineSettings.heading = settings
+        pipelineSettings.smoothing = nil
+        let pipeline = Pipeline(settings: pipelineSettings, encoder: NoEncoding(), sinks: [])
+        pipeline.observer = { event in
+            switch event {
+            case .heading(let r, _): updates.append(HeadingUpdate(report: r))
+            case .calibrationNeeded(let c): updates.append(HeadingUpdate(calibration: c))
+            default: break
+            }
+        }
         var row = 0
         for e in rec.events {
             if !gyroscope, case .motion(let m) = e.payload {
@@ -62,11 +87,19 @@ enum Evaluation {
                 default: break
                 }
             }
-            let u = estimator.process(e)
+            switch path {
+            case .estimator: updates = [estimator.process(e)]
+            case .pipeline: updates.removeAll(keepingCapacity: true); pipeline.process(e)
+            }
+            for u in updates { record(u) }
+        }
+        return (rows, calibration, pipeline.calibrationsAdopted)
+
+        func record(_ u: HeadingUpdate) {
             if let c = u.calibration { calibration.append((c.sampleTimeSeconds ?? .nan, c.needed, c.reason)) }
-            guard let r = u.report, let t = r.sampleTimeSeconds else { continue }
+            guard let r = u.report, let t = r.sampleTimeSeconds else { return }
             while row < rec.times.count && rec.times[row] < t - 1e-7 { row += 1 }
-            guard row < rec.times.count, abs(rec.times[row] - t) <= 1e-7 else { continue }
+            guard row < rec.times.count, abs(rec.times[row] - t) <= 1e-7 else { return }
             rows[row] = RowOutput(heading: r.magneticHeadingDegrees,
                                   accuracy: r.headingAccuracyDegrees,
                                   flagged: r.interference.isDisturbed,
@@ -76,13 +109,13 @@ enum Evaluation {
                                   inclinationDeviation: r.interference.inclinationDeviationDegrees,
                                   roll: r.rollDegrees, pitch: r.pitchDegrees)
         }
-        return (rows, calibration)
     }
 
     static func evaluate(_ rec: Recording, settings: HeadingEstimator.Settings, gyroscope: Bool,
-                         knownDisturbance: (Double, Double)?) -> TrialResult {
-        let (rows, calibration) = run(rec, settings: settings, gyroscope: gyroscope)
+                         knownDisturbance: (Double, Double)?, path: Path = .pipeline) -> TrialResult {
+        let (rows, calibration, adopted) = run(rec, settings: settings, gyroscope: gyroscope, path: path)
         var result = TrialResult(name: rec.name, gyroscope: gyroscope, hasTruth: rec.hasTruth)
+        result.calibrationsAdopted = adopted
         result.calibrationEvents = calibration.map { (time: $0.0, needed: $0.1, reason: $0.2) }
         if rec.hasTruth {
             scoreAgainstTruth(rec, rows, &result)

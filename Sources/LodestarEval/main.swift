@@ -1,6 +1,9 @@
 // Heading evaluation for `make eval`: the HeadingEstimator over the real recordings in ../shared/data/mag.
 //
-// Usage: LodestarEval [--data DIR] [--set NAME=VALUE]...      evaluation table (with and without gyroscope)
+// Usage: LodestarEval [--data DIR] [--set NAME=VALUE]... [--estimator-only]
+//                                                             evaluation table (with and without gyroscope), through
+//                                                             the session pipeline (background calibration included)
+//                                                             unless --estimator-only
 //        LodestarEval bench [--data DIR]                       per-sample cost (build with -c release)
 //        LodestarEval trace TRIAL [--no-gyro] [--set ...]      per-row CSV (t, truth, heading, accuracy, flagged)
 //
@@ -20,6 +23,7 @@ settings.headingFilterDegrees = 0
 var command = "eval"
 var traceTrial: String?
 var traceGyroscope = true
+var path = Evaluation.Path.pipeline
 
 let tunables: [String: WritableKeyPath<HeadingEstimator.Settings, Double>] = [
     "accelerometerGain": \.accelerometerGain,
@@ -81,6 +85,8 @@ while index < arguments.count {
         settings[keyPath: key] = v
     case "--no-gyro":
         traceGyroscope = false
+    case "--estimator-only":
+        path = .estimator
     case "bench", "eval":
         command = a
     case "trace":
@@ -132,7 +138,7 @@ case "bench":
 case "trace":
     guard let key = traceTrial, let t = trials.first(where: { $0.key == key }) else { fail("unknown trial") }
     let rec = load(t.key, t.file)
-    let (rows, calibration) = Evaluation.run(rec, settings: settings, gyroscope: traceGyroscope)
+    let (rows, calibration, _) = Evaluation.run(rec, settings: settings, gyroscope: traceGyroscope, path: path)
     print("t,truth_heading,elevation,heading,accuracy,flagged,checks,inconsistency,dF,dI,roll,pitch")
     for i in rec.times.indices {
         var truthHeading = Double.nan, elevation = Double.nan
@@ -150,19 +156,23 @@ default:
     print("Heading of the board's x axis vs motion-capture truth (BROAD; rows with that axis within 45° of horizontal,")
     print("one constant offset removed per trial). RMSE over rows reported valid; honesty = share of valid rows whose")
     print("error is within headingAccuracy; flag = seconds from a disturbance's onset to the first flagged report.")
+    print(path == .pipeline
+          ? "Computed through the session pipeline (lodestar run's stages: background calibration on; adopted = calibrations it adopted)."
+          : "Computed by the HeadingEstimator alone (--estimator-only: no background calibration).")
     print("")
     print("| trial  | sensors   | RMSE valid ° | RMSE all ° | p95 ° | valid % | honesty % | median acc ° | disturbances: flag s (clear s) | calibrationNeeded |")
     print("|--------|-----------|-------------:|-----------:|------:|--------:|----------:|-------------:|--------------------------------|-------------------|")
     for t in trials {
         let rec = load(t.key, t.file)
         for gyro in [true, false] {
-            let r = Evaluation.evaluate(rec, settings: settings, gyroscope: gyro, knownDisturbance: t.disturbance)
+            let r = Evaluation.evaluate(rec, settings: settings, gyroscope: gyro, knownDisturbance: t.disturbance, path: path)
             let flags = r.disturbances.map { d -> String in
                 let f = d.flagDelay.map { format($0, 2) } ?? "never"
                 let c = d.clearDelay.map { format($0, 1) } ?? "–"
                 return "\(format(d.onset, 1))s: \(f) (\(c))"
             }.joined(separator: "; ")
-            let cal = r.calibrationEvents.map { "\($0.needed ? "↑" : "↓")\(format($0.time, 1))" }.joined(separator: " ")
+            var cal = r.calibrationEvents.map { "\($0.needed ? "↑" : "↓")\(format($0.time, 1))" }.joined(separator: " ")
+            if r.calibrationsAdopted > 0 { cal += (cal.isEmpty ? "" : " ") + "adopted \(r.calibrationsAdopted)" }
             let sensors = gyro ? "acc+gyr+mag" : "acc+mag"
             if r.hasTruth {
                 let validShare = r.scored > 0 ? 100 * Double(r.valid) / Double(r.scored) : .nan
