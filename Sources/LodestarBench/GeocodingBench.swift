@@ -5,6 +5,33 @@
 import Glibc
 #endif
 import Geocoding
+import LocationCore
+
+/// FNV-1a over every field of the reverse placemarks (with field separators), to compare the answers of two builds.
+struct Digest {
+    var value: UInt64 = 0xcbf2_9ce4_8422_2325
+    mutating func byte(_ b: UInt8) { value = (value ^ UInt64(b)) &* 0x100_0000_01b3 }
+    mutating func add(_ s: String?) {
+        if let s { byte(1); for b in s.utf8 { byte(b) } } else { byte(0) }
+        byte(0xFF)
+    }
+    mutating func add(_ d: Double?) {
+        if let d { byte(1); var b = d.bitPattern; for _ in 0..<8 { byte(UInt8(truncatingIfNeeded: b)); b >>= 8 } } else { byte(0) }
+    }
+    mutating func add(_ pm: Placemark?) {
+        guard let pm else { byte(2); return }
+        add(pm.name); add(pm.locality); add(pm.subLocality); add(pm.administrativeArea); add(pm.subAdministrativeArea)
+        add(pm.isoCountryCode); add(pm.country); add(pm.ocean); add(pm.timeZone); add(pm.administrativeAreaCode)
+        add(pm.geonameID.map(Double.init)); add(pm.confidence); add(pm.distanceMeters)
+        add(pm.location?.latitudeDegrees); add(pm.location?.longitudeDegrees)
+        if let l = pm.location {   // reverse placemarks carry only the coordinate
+            var plain = Location()
+            plain.latitudeDegrees = l.latitudeDegrees; plain.longitudeDegrees = l.longitudeDegrees
+            byte(l == plain ? 3 : 4)
+        } else { byte(5) }
+        add(pm.region?.centerLatitudeDegrees); add(pm.region?.centerLongitudeDegrees); add(pm.region?.radiusMeters)
+    }
+}
 
 enum GeocodingBenchmark {
     static func peakRSSMegabytes() -> Double {
@@ -62,9 +89,12 @@ enum GeocodingBenchmark {
         }
         let rss = peakRSSMegabytes()   // the geocoder's (before the list of land points below)
         state = seed
+        var digest = Digest()
         for _ in 0..<queries {
             let lat = asin(2 * next() - 1) * 180 / .pi, lon = next() * 360 - 180
-            if geocoder.reverse(latitude: lat, longitude: lon)?.isoCountryCode != nil { landLats.append(lat); landLons.append(lon) }
+            let pm = geocoder.reverse(latitude: lat, longitude: lon)
+            digest.add(pm)
+            if pm?.isoCountryCode != nil { landLats.append(lat); landLons.append(lon) }
         }
         // The same measure on the points with a country only (land and territorial waters: every lookup runs), in the
         // same random order.
@@ -92,6 +122,7 @@ enum GeocodingBenchmark {
         print("geocode: reverse \(queries) random points (\(withCountry) with a country): \(Int(Double(queries) / best)) queries/s on one core (\(String(format4: best / Double(queries) * 1e6)) µs each; target >= 1,000,000/s)")
         print("geocode: reverse, the \(withCountry) of them with a country only: \(Int(Double(withCountry) / landBest)) queries/s (\(String(format4: landBest / Double(withCountry) * 1e6)) µs each)")
         print("geocode: forward \(String(format4: fbest / fq * 1e6)) µs/query (\(found / 200) of \(names.count) names found; target <= 50 µs)")
+        print("geocode: reverse answers digest \(String(digest.value, radix: 16)) (FNV-1a of every field of every placemark; equal digests = same answers)")
         print("geocode: peak RSS \(String(format4: rss)) MB (target <= 60 MB)")
         return 0
     }
