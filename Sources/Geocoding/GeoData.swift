@@ -13,6 +13,9 @@ struct RawArray<T: FixedWidthInteger>: @unchecked Sendable {
     @inline(__always) subscript(i: Int) -> T {
         T(littleEndian: base.loadUnaligned(fromByteOffset: i &* MemoryLayout<T>.size, as: T.self))
     }
+
+    /// Starts loading element i's cache line.
+    @inline(__always) func prefetch(_ i: Int) { lodestar_prefetch(base + i &* MemoryLayout<T>.size) }
 }
 
 /// Errors found while opening the embedded geodata (a corrupt or foreign blob).
@@ -255,6 +258,31 @@ struct RegionLayer: @unchecked Sendable {
             }
         }
         return best
+    }
+
+    /// Marks of `uniformDegreeValues`.
+    static let notUniform: UInt32 = 0xFFFF_FFFF
+    private static let unset: UInt32 = 0xFFFF_FFFE
+
+    /// For each 1° cell (180 rows from -90°, 360 columns from -180°, row-major): the run value every cell of the layer
+    /// in it has, or `notUniform` (different values, or a mixed cell).
+    func uniformDegreeValues() -> [UInt32] {
+        var out = [UInt32](repeating: Self.unset, count: 180 * 360)
+        for row in 0..<rows {
+            let base = (row / cellsPerDegree) * 360
+            let end = Int(rowStart[row + 1])
+            for k in Int(rowStart[row])..<end {
+                let v = runValue[k]
+                let first = Int(runColumn[k]), last = (k + 1 < end ? Int(runColumn[k + 1]) : columns) - 1
+                for c in (first / cellsPerDegree)...(last / cellsPerDegree) {
+                    let o = out[base + c]
+                    if v & 0x8000_0000 != 0 { out[base + c] = Self.notUniform }
+                    else if o == Self.unset { out[base + c] = v }
+                    else if o != v { out[base + c] = Self.notUniform }
+                }
+            }
+        }
+        return out
     }
 
     /// Starts loading the block index entry of the point's cell (its first cache miss), to overlap with other work.

@@ -71,6 +71,19 @@ final class GeoDatabase: @unchecked Sendable {
     /// lookup.
     let placeAdmin1: RawArray<UInt32>?
     let countryIndexByCode: [String: Int]
+    /// Per 1° cell (`degreeCell`): nonzero when the whole cell is open sea far from every place (country layer
+    /// `farFromPlaces`) with one time zone and one marine value — then the answer is known without a lookup: bits 0–14
+    /// the time-zone layer's run value (region + 1, 0 none), bits 15–29 the marine layer's, bit 31 set.
+    let openSea: [UInt32]
+    /// Per 1° cell: the country layer's answer when the whole cell has one (low 16 bits: 0 not uniform, 0xFFFF
+    /// `outsideFarFromPlaces`, else region + 2, i.e. 1 = no country), the time-zone layer's likewise (high 16 bits, 0 not
+    /// uniform, else region + 2) — in the interior of a country most points need neither lookup.
+    let uniformCells: [UInt32]
+    /// Per 1° cell: the admin-1 layer's region + 2 when the whole cell has one (1 = none), else 0 (empty without the
+    /// layer).
+    let admin1Uniform: [UInt16]
+    /// Bit i set when `openSea[i]` is nonzero (8 KB, stays in cache: land points test it without a miss).
+    let openSeaBits: [UInt64]
     /// The layers' rings for drawing (Geocoder+Outlines.swift), split on first use.
     let outlines = OutlineCache()
 
@@ -184,6 +197,55 @@ final class GeoDatabase: @unchecked Sendable {
               marineLayer.regionCount <= marine.count, (admin1Layer?.regionCount ?? 0) <= admin1.count else {
             throw .truncated("layers")
         }
+        let countryUniform = countryLayer.uniformDegreeValues(), timeZoneUniform = timeZoneLayer.uniformDegreeValues()
+        let sea = Self.openSeaCells(countryUniform, timeZoneUniform, marineLayer.uniformDegreeValues())
+        var bits = [UInt64](repeating: 0, count: (sea.count + 63) / 64)
+        for i in sea.indices where sea[i] != 0 { bits[i >> 6] |= 1 << UInt64(i & 63) }
+        openSea = sea
+        uniformCells = Self.uniformCells(countryUniform, timeZoneUniform)
+        admin1Uniform = admin1Layer.map { layer in
+            layer.uniformDegreeValues().map { v in v < 0xFFFD ? UInt16(v + 1) : 0 }
+        } ?? []
+        openSeaBits = bits
+    }
+
+    /// `openSea` from the three layers' `uniformDegreeValues`.
+    static func openSeaCells(_ c: [UInt32], _ t: [UInt32], _ m: [UInt32]) -> [UInt32] {
+        func small(_ v: UInt32) -> Bool { v < 0x7FFF }   // region + 1 or 0: not mixed, not far, not `notUniform`
+        return (0..<c.count).map { i in
+            c[i] == RegionLayer.farFromPlaces && small(t[i]) && small(m[i]) ? 0x8000_0000 | m[i] << 15 | t[i] : 0
+        }
+    }
+
+    /// `uniformCells` from the country and time-zone layers' `uniformDegreeValues`.
+    static func uniformCells(_ c: [UInt32], _ t: [UInt32]) -> [UInt32] {
+        /// A uniform run value as a 16-bit code (region + 2, 1 none), 0 when it has none.
+        func code(_ v: UInt32) -> UInt32 { v < 0xFFFD ? v + 1 : 0 }
+        return (0..<c.count).map { i in
+            (c[i] == RegionLayer.farFromPlaces ? 0xFFFF : code(c[i])) | code(t[i]) << 16
+        }
+    }
+
+    /// Country layer region of a point (as `RegionLayer.region`), from `uniformCells` when its 1° cell has one.
+    @inline(__always)
+    func countryRegion(latE6: Int64, lonE6: Int64, uniform: UInt32) -> Int {
+        let code = Int(uniform & 0xFFFF)
+        if code == 0 { return countryLayer.region(latE6: latE6, lonE6: lonE6) }
+        return code == 0xFFFF ? RegionLayer.outsideFarFromPlaces : code - 2
+    }
+
+    /// Time-zone layer region of a point (as `RegionLayer.region`), from `uniformCells` when its 1° cell has one.
+    @inline(__always)
+    func timeZoneRegion(latE6: Int64, lonE6: Int64, uniform: UInt32) -> Int {
+        let code = Int(uniform >> 16)
+        return code == 0 ? timeZoneLayer.region(latE6: latE6, lonE6: lonE6) : code - 2
+    }
+
+    /// The 1° cell of a point (micro-degrees; rows and columns clamp like the layers' cells).
+    @inline(__always)
+    static func degreeCell(latE6 y: Int64, lonE6 x: Int64) -> Int {
+        Int(Swift.min(Swift.max((y + 90_000_000) / 1_000_000, 0), 179)) * 360
+            + Int(Swift.min(Swift.max((x + 180_000_000) / 1_000_000, 0), 359))
     }
 
     static func admins(_ blob: GeoBlob, _ tag: String, _ strings: StringTable, _ nc: Int) throws(GeoDataError) -> [Admin] {
@@ -288,6 +350,23 @@ final class GeoDatabase: @unchecked Sendable {
         countryLayer.region(latE6: microDegrees(latitude), lonE6: microDegrees(longitude))
     }
 
+    /// Starts loading the country, time-zone and marine layers' index entries for the point, so their cache misses
+    /// overlap.
+    @inline(__always)
+    func prefetchLayers(latE6: Int64, lonE6: Int64) {
+        countryLayer.prefetch(latE6: latE6, lonE6: lonE6)
+        timeZoneLayer.prefetch(latE6: latE6, lonE6: lonE6)
+        marineLayer.prefetch(latE6: latE6, lonE6: lonE6)
+    }
+
+    /// Starts loading what is read of place `i` once it is chosen (its tables are separate arrays: one miss each).
+    @inline(__always)
+    func prefetchPlace(_ i: Int) {
+        countryRef.prefetch(i); admin1Ref.prefetch(i); admin2Ref.prefetch(i); nameRef.prefetch(i)
+        latE5.prefetch(i); lonE5.prefetch(i); geonameID.prefetch(i); timeZoneRef.prefetch(i)
+        placeAdmin1?.prefetch(i)
+    }
+
     /// The country whose boundary passes within `maxMeters` of the point, nearest first (see
     /// `RegionLayer.nearestBoundaryRegion`).
     func countryNearBoundary(latitude: Double, longitude: Double, maxMeters: Double) -> Int? {
@@ -303,19 +382,34 @@ final class GeoDatabase: @unchecked Sendable {
     /// Index into `admin1` of the admin-1 polygon holding the point, or -1 (none, or a gap between the simplified
     /// polygons, or a face no admin1 could be given to).
     func admin1Index(latitude: Double, longitude: Double) -> Int {
-        Swift.max(admin1Layer?.region(latE6: microDegrees(latitude), lonE6: microDegrees(longitude)) ?? -1, -1)
+        let y = microDegrees(latitude), x = microDegrees(longitude)
+        if let u = admin1UniformCode(latE6: y, lonE6: x) { return u }
+        return Swift.max(admin1Layer?.region(latE6: y, lonE6: x) ?? -1, -1)
+    }
+
+    /// `admin1Index` from `admin1Uniform` when the point's 1° cell has one answer, else nil.
+    @inline(__always)
+    func admin1UniformCode(latE6: Int64, lonE6: Int64) -> Int? {
+        guard !admin1Uniform.isEmpty else { return nil }
+        let code = Int(admin1Uniform[Self.degreeCell(latE6: latE6, lonE6: lonE6)])
+        return code == 0 ? nil : Swift.max(code - 2, -1)
     }
 
     /// Starts loading what `admin1Index` reads first (called before the place search, whose work hides the miss).
     @inline(__always)
     func prefetchAdmin1(latitude: Double, longitude: Double) {
-        admin1Layer?.prefetch(latE6: microDegrees(latitude), lonE6: microDegrees(longitude))
+        let y = microDegrees(latitude), x = microDegrees(longitude)
+        admin1Layer?.prefetch(latE6: y, lonE6: x)
+        admin1Uniform.withUnsafeBufferPointer { b in
+            if let base = b.baseAddress { lodestar_prefetch(base + Self.degreeCell(latE6: y, lonE6: x)) }
+        }
     }
 
     /// `admin1Index` of a point `meters` from place `place`: read from PADM when the point is inside the place's
     /// edge-free disc (most land queries), else looked up.
     @inline(__always)
     func admin1Index(latitude: Double, longitude: Double, near place: Int, meters: Double) -> Int {
+        if let u = admin1UniformCode(latE6: microDegrees(latitude), lonE6: microDegrees(longitude)) { return u }
         if let entries = placeAdmin1 {
             let e = entries[place]
             if meters < Double(e >> 16) * 10 { return e & 0xFFFF == 0xFFFF ? -1 : Int(e & 0xFFFF) }

@@ -55,11 +55,22 @@ public final class Geocoder: Sendable {
         var lon = longitude
         if lon >= 180 { lon -= 360 } else if lon < -180 { lon += 360 }
         var pm = Placemark()
-        pm.location = Location()   // filled in place (Location is large: no local copy)
-        pm.location?.latitudeDegrees = latitude
-        pm.location?.longitudeDegrees = longitude
+        pm.setCoordinate(latitude: latitude, longitude: longitude)
+        let latE6 = microDegrees(latitude), lonE6 = microDegrees(lon)
+        let degreeCell = GeoDatabase.degreeCell(latE6: latE6, lonE6: lonE6)
+        if db.openSeaBits[degreeCell >> 6] & (1 << UInt64(degreeCell & 63)) != 0 {
+            // Open sea far from every place, one sea and one time zone in the whole 1° cell: what the lookups below
+            // would find, without them.
+            let openSea = db.openSea[degreeCell]
+            let m = Int(openSea >> 15 & 0x7FFF) - 1, tz = Int(openSea & 0x7FFF) - 1
+            if m >= 0 { pm.ocean = db.marineNames[m] }
+            if tz >= 0 { pm.timeZone = db.timeZones[tz] }
+            return pm
+        }
+        db.prefetchLayers(latE6: latE6, lonE6: lonE6)
+        let uniform = db.uniformCells[degreeCell]
 
-        let cell = db.countryIndex(latitude: latitude, longitude: lon)
+        let cell = db.countryRegion(latE6: latE6, lonE6: lonE6, uniform: uniform)
         let farFromPlaces = cell == RegionLayer.outsideFarFromPlaces
         // The query on the unit sphere (not needed where no place can be near).
         let (xd, yd, zd) = farFromPlaces ? (0, 0, 0) : unitVector(latitude: latitude, longitude: lon)
@@ -67,7 +78,7 @@ public final class Geocoder: Sendable {
         var polygonCountry = Swift.max(cell, -1)
         if polygonCountry < 0 {
             // Offshore (outside every country polygon): the ocean or sea by Natural Earth's marine polygons.
-            let m = db.marineIndex(latitude: latitude, longitude: lon)
+            let m = db.marineLayer.region(latE6: latE6, lonE6: lonE6)
             if m >= 0 { pm.ocean = db.marineNames[m] }
         }
         if polygonCountry < 0 && !farFromPlaces,
@@ -81,6 +92,7 @@ public final class Geocoder: Sendable {
         let maxChord = polygonCountry >= 0 ? Self.adminChord : Self.coastChord
         var near = farFromPlaces
             ? GeoDatabase.Nearest() : db.nearest(x: x, y: y, z: z, maxChord: maxChord)
+        if near.best >= 0 { db.prefetchPlace(near.best) }
         if polygonCountry >= 0, near.best >= 0 {
             let placeCountry = Int(db.countryRef[near.best])
             if placeCountry != polygonCountry {
@@ -101,7 +113,7 @@ public final class Geocoder: Sendable {
             pm.isoCountryCode = db.countries[polygonCountry].code
             pm.country = db.countries[polygonCountry].name
         }
-        let tz = db.timeZoneIndex(latitude: latitude, longitude: lon)
+        let tz = db.timeZoneRegion(latE6: latE6, lonE6: lonE6, uniform: uniform)
         if tz >= 0 { pm.timeZone = db.timeZones[tz] }
 
         var meters = Double.infinity   // to the chosen place

@@ -33,7 +33,10 @@ public struct Placemark: Sendable, Hashable {
     /// IANA time-zone identifier (timezone-boundary-builder polygons, Etc/GMT±N at sea).
     public var timeZone: String?
     /// Reverse geocoding: the queried location; forward geocoding: the place's coordinates.
-    public var location: Location?
+    public var location: Location? {
+        get { locationStorage.location }
+        set { locationStorage = LocationStorage(newValue) }
+    }
     public var region: CircularRegion?
 
     // Lodestar extensions (not in CLPlacemark).
@@ -46,5 +49,56 @@ public struct Placemark: Sendable, Hashable {
     /// Distance from the queried point to the locality's centre (reverse geocoding).
     public var distanceMeters: Double?
 
+    /// `location`, kept small: a placemark's location is nearly always a bare coordinate, and a `Location` is over
+    /// 500 bytes — stored inline it made every reverse answer that big to build, return and copy.
+    var locationStorage = LocationStorage.none
+
     public init() {}
+
+    /// Sets `location` to a `Location` holding only this coordinate.
+    @inline(__always)
+    mutating func setCoordinate(latitude: Double, longitude: Double) {
+        locationStorage = .coordinate(latitude: latitude, longitude: longitude)
+    }
+}
+
+/// `Placemark.location` as stored: none, a bare coordinate (a `Location` with only latitude and longitude set), or any
+/// other `Location`, boxed. Compared and hashed as the `Location?` it stands for.
+enum LocationStorage: Sendable, Hashable {
+    case none
+    case coordinate(latitude: Double, longitude: Double)
+    case full(LocationBox)
+
+    final class LocationBox: Sendable {
+        let value: Location
+        init(_ value: Location) { self.value = value }
+    }
+
+    init(_ location: Location?) {
+        guard let location else { self = .none; return }
+        if let lat = location.latitudeDegrees, let lon = location.longitudeDegrees,
+           location == Self.plain(latitude: lat, longitude: lon) {
+            self = .coordinate(latitude: lat, longitude: lon)
+        } else {
+            self = .full(LocationBox(location))
+        }
+    }
+
+    static func plain(latitude: Double, longitude: Double) -> Location {
+        var l = Location()
+        l.latitudeDegrees = latitude
+        l.longitudeDegrees = longitude
+        return l
+    }
+
+    var location: Location? {
+        switch self {
+        case .none: nil
+        case .coordinate(let lat, let lon): Self.plain(latitude: lat, longitude: lon)
+        case .full(let box): box.value
+        }
+    }
+
+    static func == (a: LocationStorage, b: LocationStorage) -> Bool { a.location == b.location }
+    func hash(into hasher: inout Hasher) { hasher.combine(location) }
 }
