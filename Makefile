@@ -19,10 +19,13 @@ MAP_TEST_PACKAGES := chromium libxml2-utils gpsbabel gdal-bin
 BIN := .build/$(CONFIG)/lodestar
 # Release links use the toolchain's own lld when it ships one: RELR-packed relative relocations
 # (-z pack-relative-relocs; needs glibc >= 2.36, Debian 12) replace a 2.6 MB relocation table read at every start,
-# --gc-sections and --icf=all drop unused and duplicate code (docs/benchmarks.md). Otherwise the default linker.
+# --gc-sections and --icf=all drop unused and duplicate code; every function in its own section
+# (-function-sections) laid out in the order a replay first runs them (scripts/link-order.txt, made by
+# scripts/link-order.sh), and no dynamic symbol table for the executable's own 32,000 symbols (--no-export-dynamic):
+# resident memory is then the code a board runs (docs/benchmarks.md "Memory"). Otherwise the default linker.
 LLD := $(shell d=$$(dirname "$$(readlink -f "$$(command -v $(SWIFT))")"); [ -x "$$d/ld.lld" ] && echo "$$d/ld.lld")
 TOOLSET := .build/lodestar-toolset.json
-LINK_FLAGS := --static-swift-stdlib $(if $(LLD),--toolset $(CURDIR)/$(TOOLSET))
+LINK_FLAGS := --static-swift-stdlib $(if $(LLD),--toolset $(CURDIR)/$(TOOLSET) -Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections)
 DEMO_CAPTURE := captures/simulated-drive.lcap
 FUZZ_SECONDS ?= 600
 SOAK_SECONDS ?= 600
@@ -31,9 +34,9 @@ SOAK_SECONDS ?= 600
 
 all: build
 
-$(TOOLSET):
+$(TOOLSET): Makefile
 	@mkdir -p .build
-	@printf '{ "schemaVersion": "1.0", "linker": { "path": "%s", "extraCLIOptions": ["-z", "pack-relative-relocs", "--gc-sections", "--icf=all"] } }\n' "$(LLD)" > $@
+	@printf '{ "schemaVersion": "1.0", "linker": { "path": "%s", "extraCLIOptions": ["-z", "pack-relative-relocs", "--gc-sections", "--icf=all", "--symbol-ordering-file=%s", "--no-warn-symbol-ordering", "--no-export-dynamic"] } }\n' "$(LLD)" "$(CURDIR)/scripts/link-order.txt" > $@
 
 # Installs the Debian packages that are missing (a no-op when all are present).
 deps:
@@ -107,23 +110,24 @@ bench: deps $(TOOLSET)
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; fi
 	$(SWIFT) build -c release --product lodestar $(LINK_FLAGS)
 	$(SWIFT) build -c release --product LodestarBench $(LINK_FLAGS)
-	$(SWIFT) build -c release --product LodestarEval
+	$(SWIFT) build -c release --product LodestarEval $(LINK_FLAGS)
 	scripts/bench.sh
 	python3 scripts/soak.py .build/release/lodestar $(SOAK_SECONDS)
 	@$(MAKE) --no-print-directory fleet-test-deps
 	$(SWIFT) build -c release --product lodestar-fleet $(LINK_FLAGS)
-	$(SWIFT) build -c release --product FleetBench
+	$(SWIFT) build -c release --product FleetBench $(LINK_FLAGS)
 	scripts/fleet-bench.sh
 
 # Heading accuracy on the real recordings in ../shared/data/mag (BROAD trials, x-io Fusion) through the session pipeline and
 # by the estimator alone, and its per-sample cost;
 # position smoothing raw vs smoothed on ../shared/data/gnss (GSDC Pixel 4, F9K, the walk with a real IMU).
-eval: deps
-	$(SWIFT) run -c release LodestarEval
-	$(SWIFT) run -c release LodestarEval --estimator-only
-	$(SWIFT) run -c release LodestarEval bench
-	$(SWIFT) run -c release SmoothingEval
-	python3 scripts/geodata/evalset.py > /tmp/lodestar-geocoding-eval.csv && $(SWIFT) run -c release GeocodingEval /tmp/lodestar-geocoding-eval.csv
+# All release builds take the same flags (LINK_FLAGS), so one build directory serves them without recompiling.
+eval: deps $(TOOLSET)
+	$(SWIFT) run -c release $(LINK_FLAGS) LodestarEval
+	$(SWIFT) run -c release $(LINK_FLAGS) LodestarEval --estimator-only
+	$(SWIFT) run -c release $(LINK_FLAGS) LodestarEval bench
+	$(SWIFT) run -c release $(LINK_FLAGS) SmoothingEval
+	python3 scripts/geodata/evalset.py > /tmp/lodestar-geocoding-eval.csv && $(SWIFT) run -c release $(LINK_FLAGS) GeocodingEval /tmp/lodestar-geocoding-eval.csv
 
 fuzz: deps
 	scripts/fuzz.sh $(FUZZ_SECONDS)
