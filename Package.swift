@@ -24,9 +24,9 @@ let package = Package(
     targets: [
         // C side: termios/termios2, pty, i2c-dev ioctls + SMBus (libi2c), FIFO helpers, spawn with clean signal mask.
         .target(name: "CLinux", linkerSettings: [.linkedLibrary("i2c")]),
-        .systemLibrary(name: "CGPS", pkgConfig: "libgps", providers: [.apt(["libgps-dev"])]),
+        .target(name: "CGPS"),  // libgps' header (libgps-dev); the library is dlopen()ed when a --gpsd source starts
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
-        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        .target(name: "CMosquitto"),  // libmosquitto's header (libmosquitto-dev); the library is dlopen()ed on first use
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // Pure core.

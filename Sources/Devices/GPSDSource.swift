@@ -90,27 +90,33 @@ public final class GPSDSource: LiveSource {
     }
 
     private func session(sourceID: Int, sink: any SourceSink, tracker: inout StatusTracker, backoff: inout Backoff) {
+        // libgps is loaded on first use (Sources/CGPS): boards without a gpsd source never map it or its dependencies.
+        guard cgps_load() == 0 else {
+            tracker.problem(.unavailable, "\(endpoint): libgps cannot be loaded (Debian: apt install libgps28): "
+                            + (cgps_load_error().map { String(cString: $0) } ?? "unknown error"))
+            return
+        }
         guard let data = cgps_alloc() else {
             tracker.problem(.unavailable, "\(endpoint): cannot allocate gps_data_t")
             return
         }
         defer { cgps_free(data) }
         errno = 0
-        guard gps_open(host, "\(port)", data) == 0 else {
+        guard cgps_open(host, "\(port)", data) == 0 else {
             // libgps puts its own (negative) netlib code in errno: gps_errstr, not strerror.
             let code = errno
             tracker.problem(.unavailable, "\(endpoint): \(Self.libgpsError(code))")
             return
         }
-        defer { _ = gps_close(data) }
+        defer { _ = cgps_close(data) }
 
         var flags = cgps_WATCH_ENABLE | (mode == .nmea ? cgps_WATCH_NMEA : cgps_WATCH_JSON)
         let streamStatus: Int32
         if let device {
             flags |= cgps_WATCH_DEVICE
-            streamStatus = device.withCString { gps_stream(data, flags, UnsafeMutableRawPointer(mutating: $0)) }
+            streamStatus = device.withCString { cgps_stream(data, flags, UnsafeMutableRawPointer(mutating: $0)) }
         } else {
-            streamStatus = gps_stream(data, flags, nil)
+            streamStatus = cgps_stream(data, flags, nil)
         }
         guard streamStatus == 0 else {
             tracker.problem(.unavailable, "\(endpoint): ?WATCH failed: \(String(cString: strerror(errno)))")
@@ -137,7 +143,7 @@ public final class GPSDSource: LiveSource {
                                 + "(receiver unplugged, or gpsd has no device?)")
             }
             errno = 0
-            let n = gps_read(data, message, Int32(Self.messageCapacity))
+            let n = cgps_read(data, message, Int32(Self.messageCapacity))
             let code = errno
             if n > 0 {
                 let stamp = clinux_monotonic_ns()
@@ -239,7 +245,7 @@ public final class GPSDSource: LiveSource {
 
     /// libgps' message for a `gps_open` failure code (negative netlib codes), or strerror for a plain errno.
     public static func libgpsError(_ code: Int32) -> String {
-        if code < 0, let text = gps_errstr(code) { return String(cString: text) }
+        if code < 0, let text = cgps_errstr(code) { return String(cString: text) }
         if code > 0 { return String(cString: strerror(code)) }
         return "connection failed"
     }

@@ -67,46 +67,51 @@ public final class MQTTConnection {
     nonisolated(unsafe) private static var initialised = false
 
     public init(_ s: MQTTClientSettings) throws(MQTTError) {
-        if !Self.initialised { mosquitto_lib_init(); Self.initialised = true }
-        guard let m = mosquitto_new(s.clientID, !s.persistentSession, nil) else {
+        // libmosquitto is loaded on first use (Sources/CMosquitto): boards without MQTT never map it or its TLS libraries.
+        guard cmosq_load() == 0 else {
+            throw .badSettings("mqtt: libmosquitto cannot be loaded (Debian: apt install libmosquitto1): "
+                               + (cmosq_load_error().map { String(cString: $0) } ?? "unknown error"))
+        }
+        if !Self.initialised { cmosq_lib_init(); Self.initialised = true }
+        guard let m = cmosq_new(s.clientID, !s.persistentSession, nil) else {
             throw .badSettings("mqtt: cannot create a client (\(String(cString: strerror(errno))))")
         }
         mosq = m
-        mosquitto_user_data_set(m, Unmanaged.passUnretained(self).toOpaque())
-        mosquitto_connect_callback_set(m) { _, obj, rc in
-            MQTTConnection.me(obj).events.append(rc == 0 ? .connected : .refused(code: rc, reason: String(cString: mosquitto_connack_string(rc))))
+        cmosq_user_data_set(m, Unmanaged.passUnretained(self).toOpaque())
+        cmosq_connect_callback_set(m) { _, obj, rc in
+            MQTTConnection.me(obj).events.append(rc == 0 ? .connected : .refused(code: rc, reason: String(cString: cmosq_connack_string(rc))))
         }
-        mosquitto_disconnect_callback_set(m) { _, obj, rc in
-            MQTTConnection.me(obj).events.append(.disconnected(reason: rc == 0 ? "disconnected" : String(cString: mosquitto_strerror(rc))))
+        cmosq_disconnect_callback_set(m) { _, obj, rc in
+            MQTTConnection.me(obj).events.append(.disconnected(reason: rc == 0 ? "disconnected" : String(cString: cmosq_strerror(rc))))
         }
-        mosquitto_publish_callback_set(m) { _, obj, mid in MQTTConnection.me(obj).events.append(.published(mid: mid)) }
-        mosquitto_subscribe_callback_set(m) { _, obj, mid, _, _ in MQTTConnection.me(obj).events.append(.subscribed(mid: mid)) }
-        mosquitto_message_callback_set(m) { _, obj, msg in
+        cmosq_publish_callback_set(m) { _, obj, mid in MQTTConnection.me(obj).events.append(.published(mid: mid)) }
+        cmosq_subscribe_callback_set(m) { _, obj, mid, _, _ in MQTTConnection.me(obj).events.append(.subscribed(mid: mid)) }
+        cmosq_message_callback_set(m) { _, obj, msg in
             guard let msg else { return }
             let p = msg.pointee
             let payload = p.payloadlen > 0 && p.payload != nil
                 ? Array(UnsafeRawBufferPointer(start: p.payload, count: Int(p.payloadlen))) : []
             MQTTConnection.me(obj).events.append(.message(topic: String(cString: p.topic), payload: payload, retained: p.retain))
         }
-        mosquitto_log_callback_set(m) { _, obj, level, text in
+        cmosq_log_callback_set(m) { _, obj, level, text in
             guard level == cmosq_LOG_ERR, let text else { return }
             MQTTConnection.me(obj).lastLogError = String(cString: text)
         }
-        _ = mosquitto_max_inflight_messages_set(m, 0)   // the publisher keeps its own window
-        if let user = s.url.username { _ = mosquitto_username_pw_set(m, user, s.password) }
-        else if s.password != nil { mosquitto_destroy(m); throw .badSettings("mqtt: a password file needs a user in the URL (mqtt://USER@host/…)") }
+        _ = cmosq_max_inflight_messages_set(m, 0)   // the publisher keeps its own window
+        if let user = s.url.username { _ = cmosq_username_pw_set(m, user, s.password) }
+        else if s.password != nil { cmosq_destroy(m); throw .badSettings("mqtt: a password file needs a user in the URL (mqtt://USER@host/…)") }
         if let w = s.will {
-            _ = w.payload.withUnsafeBytes { mosquitto_will_set(m, w.topic, Int32(w.payload.count), $0.baseAddress, w.qos, w.retain) }
+            _ = w.payload.withUnsafeBytes { cmosq_will_set(m, w.topic, Int32(w.payload.count), $0.baseAddress, w.qos, w.retain) }
         }
         if s.url.useTLS {
-            let rc = mosquitto_tls_set(m, s.caFile, s.caFile == nil ? "/etc/ssl/certs" : nil, s.certFile, s.keyFile, nil)
-            if rc != 0 { mosquitto_destroy(m); throw .badSettings("mqtt: TLS settings: \(String(cString: mosquitto_strerror(rc)))") }
+            let rc = cmosq_tls_set(m, s.caFile, s.caFile == nil ? "/etc/ssl/certs" : nil, s.certFile, s.keyFile, nil)
+            if rc != 0 { cmosq_destroy(m); throw .badSettings("mqtt: TLS settings: \(String(cString: cmosq_strerror(rc)))") }
         } else if s.caFile != nil || s.certFile != nil {
-            mosquitto_destroy(m); throw .badSettings("mqtt: --mqtt-ca/--mqtt-cert need an mqtts:// URL")
+            cmosq_destroy(m); throw .badSettings("mqtt: --mqtt-ca/--mqtt-cert need an mqtts:// URL")
         }
     }
 
-    deinit { mosquitto_destroy(mosq) }
+    deinit { cmosq_destroy(mosq) }
 
     private static func me(_ obj: UnsafeMutableRawPointer?) -> MQTTConnection {
         Unmanaged<MQTTConnection>.fromOpaque(obj!).takeUnretainedValue()
@@ -114,14 +119,14 @@ public final class MQTTConnection {
 
     /// Starts the connection (TCP, then TLS; CONNACK arrives through `loop`). Returns an error text or nil.
     public func connect(host: String, port: Int, keepaliveSeconds: Int32) -> String? {
-        let rc = mosquitto_connect(mosq, host, Int32(port), keepaliveSeconds)
+        let rc = cmosq_connect(mosq, host, Int32(port), keepaliveSeconds)
         if rc == 0 { return nil }
         return describe(rc)
     }
 
     /// Reads and writes for up to `timeoutMilliseconds`; callbacks land in `events`. Returns an error text or nil.
     public func loop(timeoutMilliseconds: Int32) -> String? {
-        let rc = mosquitto_loop(mosq, timeoutMilliseconds, 1)
+        let rc = cmosq_loop(mosq, timeoutMilliseconds, 1)
         return rc == 0 ? nil : describe(rc)
     }
 
@@ -134,7 +139,7 @@ public final class MQTTConnection {
     /// Queues a publish; returns its message id or an error text.
     public func publish(topic: String, payload: [UInt8], qos: Int32, retain: Bool) -> Result<Int32, PublishError> {
         var mid: Int32 = 0
-        let rc = payload.withUnsafeBytes { mosquitto_publish(mosq, &mid, topic, Int32($0.count), $0.baseAddress, qos, retain) }
+        let rc = payload.withUnsafeBytes { cmosq_publish(mosq, &mid, topic, Int32($0.count), $0.baseAddress, qos, retain) }
         return rc == 0 ? .success(mid) : .failure(PublishError(text: describe(rc)))
     }
 
@@ -142,14 +147,14 @@ public final class MQTTConnection {
 
     public func subscribe(_ pattern: String, qos: Int32) -> String? {
         var mid: Int32 = 0
-        let rc = mosquitto_subscribe(mosq, &mid, pattern, qos)
+        let rc = cmosq_subscribe(mosq, &mid, pattern, qos)
         return rc == 0 ? nil : describe(rc)
     }
 
-    public func disconnect() { _ = mosquitto_disconnect(mosq) }
+    public func disconnect() { _ = cmosq_disconnect(mosq) }
 
     private func describe(_ rc: Int32) -> String {
-        var text = String(cString: mosquitto_strerror(rc))
+        var text = String(cString: cmosq_strerror(rc))
         if rc == cmosq_ERR_ERRNO { text = String(cString: strerror(errno)) }
         if rc == cmosq_ERR_TLS, let log = lastLogError { text += ": " + log }
         return text

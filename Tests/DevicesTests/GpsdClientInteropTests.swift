@@ -37,12 +37,13 @@ struct GpsdClientInteropTests {
         pipeline.finish()
         #expect(lines.count == 3) // SKY, TPV (3D DGPS), TPV (no fix)
 
+        #expect(cgps_load() == 0, "libgps: \(cgps_load_error().map { String(cString: $0) } ?? "")")
         guard let data = cgps_alloc() else { Issue.record("allocation failed"); return }
         defer { cgps_free(data) }
         var sawFix = false, sawSky = false, sawNoFix = false
         for line in lines {
             var cLine = Array(line.utf8CString)
-            let status = cLine.withUnsafeMutableBufferPointer { gps_unpack($0.baseAddress, data) }
+            let status = cLine.withUnsafeMutableBufferPointer { cgps_unpack($0.baseAddress, data) }
             #expect(status >= 0, "gps_unpack rejected: \(line)")
             if line.hasPrefix("{\"class\":\"TPV\"") && data.pointee.fix.mode == 3 {
                 sawFix = true
