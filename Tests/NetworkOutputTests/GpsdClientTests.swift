@@ -134,7 +134,7 @@ struct GpsdClientTests {
         run.process.waitUntilOpen(pty.slavePath)
         let out = dir.path("pipe.json")
         let pipe = try SpawnedProcess(Tools.gpspipe!, ["-w", "-n", "8", "127.0.0.1:\(port)"], stdoutPath: out, stderrPath: out + ".err")
-        Thread.sleep(forTimeInterval: 0.5)
+        #expect(waitForWatch(out), "gpspipe never got its WATCH")
         func sentence(_ body: String) -> String { String(format: "$%@*%02X\r\n", body, body.utf8.reduce(UInt8(0), ^)) }
         for i in 0..<8 {
             let hms = String(format: "1200%02d.00", i)

@@ -52,7 +52,7 @@ struct GpsdReadsLodestarTests {
         let pipeOut = dir.path("pipe.json")
         let pipe = try SpawnedProcess(Tools.gpspipe!, ["-w", "-n", "400", "127.0.0.1:\(gpsd.port)"], stdoutPath: pipeOut,
                                       stderrPath: pipeOut + ".err")
-        Thread.sleep(forTimeInterval: 0.5)
+        #expect(waitForWatch(pipeOut), "gpspipe never got its WATCH")
         // The NMEA a cycle at a time (its lines up to the next RMC), 20 cycles per second.
         var cycle: [String] = []
         for line in nmea.out.split(whereSeparator: \.isNewline) {
@@ -83,7 +83,7 @@ struct GpsdReadsLodestarTests {
         let nmea = try runTool(Lodestar.binary, ["replay", "--output", "nmea", "--no-smoothing", "--quiet", log], timeout: 60, in: dir)
         let pipeOut = dir.path("pipe.json")
         let pipe = try SpawnedProcess(Tools.gpspipe!, ["-w", "127.0.0.1:\(gpsd.port)"], stdoutPath: pipeOut, stderrPath: pipeOut + ".err")
-        Thread.sleep(forTimeInterval: 0.5)
+        #expect(waitForWatch(pipeOut), "gpspipe never got its WATCH")
         var cycle: [String] = []
         var lines = nmea.out.split(whereSeparator: \.isNewline).map(String.init)
         lines.append("$GPRMC")

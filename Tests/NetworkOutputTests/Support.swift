@@ -20,6 +20,18 @@ enum Tools {
         ? find("python3") : nil
 }
 
+/// Waits until a `gpspipe -w` writing to `path` has its watch in place (gpsd, or Lodestar's server, answered the
+/// `?WATCH` with a WATCH object), so data sent from now on reaches it. A fixed sleep lost the first cycles under load.
+@discardableResult
+func waitForWatch(_ path: String, timeout: Double = 15) -> Bool {
+    let end = Date().addingTimeInterval(timeout)
+    while Date() < end {
+        if let text = try? String(contentsOfFile: path, encoding: .utf8), text.contains("\"class\":\"WATCH\"") { return true }
+        usleep(20_000)
+    }
+    return false
+}
+
 /// A program run to completion (or killed after `timeout`), its stdout and stderr collected.
 func runTool(_ path: String, _ args: [String], timeout: Double, in dir: TemporaryDirectory) throws -> (status: Int32?, out: String, err: String) {
     let tag = UUID().uuidString.prefix(8)
