@@ -276,10 +276,10 @@ final class GeoDatabase: @unchecked Sendable {
 
     /// `maxChord`: only places at most this far (chord on the unit sphere, before weighting) are considered; it bounds
     /// the search far from any place (open sea, Antarctica).
-    func nearest(x: Float, y: Float, z: Float, country: Int = -1, maxChord: Float = 2) -> Nearest {
+    func nearest(x: Float, y: Float, z: Float, country: Int = -1, admin1: Int = -1, maxChord: Float = 2) -> Nearest {
         var result = Nearest()
         for band in bands where !band.isSections {
-            search(band, x: x, y: y, z: z, country: country, weighted: true, limit2: maxChord * maxChord,
+            search(band, x: x, y: y, z: z, country: country, admin1: admin1, weighted: true, limit2: maxChord * maxChord,
                    best: &result.best, bestScore: &result.bestScore)
         }
         return result
@@ -290,7 +290,7 @@ final class GeoDatabase: @unchecked Sendable {
         var best = -1
         var d2: Float = .infinity
         for band in bands where band.isSections {
-            search(band, x: x, y: y, z: z, country: -1, weighted: false, limit2: maxChord * maxChord,
+            search(band, x: x, y: y, z: z, country: -1, admin1: -1, weighted: false, limit2: maxChord * maxChord,
                    best: &best, bestScore: &d2)
         }
         return (best, d2)
@@ -298,7 +298,7 @@ final class GeoDatabase: @unchecked Sendable {
 
     /// One band's implicit k-d tree (node of [lo, hi) = (lo + hi) / 2), depth-first, nearer side first.
     @inline(__always)
-    private func search(_ band: Band, x: Float, y: Float, z: Float, country: Int, weighted: Bool, limit2: Float,
+    private func search(_ band: Band, x: Float, y: Float, z: Float, country: Int, admin1: Int, weighted: Bool, limit2: Float,
                         best: inout Int, bestScore: inout Float) {
         let maxW2 = weighted ? band.maxWeight2 : 1
         nodes.withUnsafeBufferPointer { p in
@@ -307,7 +307,8 @@ final class GeoDatabase: @unchecked Sendable {
                 let node = p[i]
                 let dx = node.x - x, dy = node.y - y, dz = node.z - z
                 let d2 = dx * dx + dy * dy + dz * dz
-                if d2 <= limit2 && (country < 0 || Int(countryRef[i]) == country) {
+                if d2 <= limit2 && (country < 0 || Int(countryRef[i]) == country)
+                    && (admin1 < 0 || Int(admin1Ref[i]) == admin1) {
                     let score = weighted ? d2 / node.weight2 : d2
                     if score < bestScore { bestScore = score; best = i }
                 }

@@ -28,6 +28,7 @@ public final class Geocoder: Sendable {
     /// The search bounds as chords on the unit sphere.
     static let adminChord = chord(meters: maximumAdminDistanceMeters)
     static let coastChord = chord(meters: coastToleranceMeters)
+    static let localityChord = chord(meters: maximumLocalityDistanceMeters)
     static let subLocalityChord = chord(meters: maximumSubLocalityDistanceMeters)
     static func chord(meters: Double) -> Float { Float(2 * sin(meters / (2 * 6_371_008.8))) }
 
@@ -125,6 +126,7 @@ public final class Geocoder: Sendable {
         // gap between the simplified polygons, not offshore beyond their apron). Near the chosen place the answer is
         // often known without a lookup (PADM).
         var polygonAdmin1 = -1
+        var localityAcrossBorder = false
         if polygonCountry >= 0 {
             let a = near.best >= 0
                 ? db.admin1Index(latitude: latitude, longitude: lon, near: near.best, meters: meters)
@@ -134,6 +136,20 @@ public final class Geocoder: Sendable {
         if polygonAdmin1 >= 0 {
             pm.administrativeArea = db.admin1[polygonAdmin1].name
             pm.administrativeAreaCode = db.admin1[polygonAdmin1].code
+            // The locality must be in the state/province the point is in (as it must be in the country): near a
+            // border the weighted-nearest place can lie across it (Dubai International → Sharjah, in another
+            // emirate). Then the nearest place of that admin-1 area within locality reach, or no locality.
+            if near.best >= 0, Int(db.countryRef[near.best]) == polygonCountry, db.admin1Ref[near.best] != StringTable.none,
+               Int(db.admin1Ref[near.best]) != polygonAdmin1 {
+                let restricted = db.nearest(x: x, y: y, z: z, country: polygonCountry, admin1: polygonAdmin1,
+                                            maxChord: Self.localityChord)
+                if restricted.best >= 0 {
+                    near = restricted
+                    meters = chordToMeters(Double(sqrt(Swift.max(0, near.bestScore * db.nodes[near.best].weight2))))
+                } else {
+                    localityAcrossBorder = true
+                }
+            }
         }
         if near.best >= 0 {
             let i = near.best
@@ -151,7 +167,7 @@ public final class Geocoder: Sendable {
                 }
                 if pm.timeZone == nil, db.timeZoneRef[i] != 0xFFFF { pm.timeZone = db.timeZones[Int(db.timeZoneRef[i])] }
             }
-            if sameCountry && meters <= Self.maximumLocalityDistanceMeters && polygonCountry >= 0 {
+            if sameCountry && meters <= Self.maximumLocalityDistanceMeters && polygonCountry >= 0 && !localityAcrossBorder {
                 pm.locality = db.name(i)
                 pm.name = pm.locality
                 pm.geonameID = Int(db.geonameID[i])

@@ -12,18 +12,42 @@ import TestSupport
     }
 
     /// The issue's airports: each lies in its city's admin-1 area, the nearest weighted place in the neighbour's.
+    /// The locality is the nearest place of the admin-1 area the point is in (the city the airport belongs to), not
+    /// the weighted-nearest place across the border (it was Sharjah, Teluknaga, Bucheon-si, Kimhae, Hostivice).
     @Test(arguments: [
-        (25.2532, 55.3657, "AE", "03", "Dubai"),          // Dubai International (was Sharjah)
-        (-6.1256, 106.6559, "ID", "33", "Banten"),        // Soekarno–Hatta (was West Java)
-        (37.5583, 126.7906, "KR", "11", "Seoul"),         // Gimpo (was Gyeonggi-do)
-        (35.1795, 128.9382, "KR", "10", "Busan"),         // Gimhae (was Gyeongsangnam-do)
-        (50.1008, 14.26, "CZ", "52", "Prague"),           // Václav Havel Airport Prague (was Central Bohemia)
+        (25.2532, 55.3657, "AE", "03", "Dubai", "Dubai"),           // Dubai International (was Sharjah)
+        (-6.1256, 106.6559, "ID", "33", "Banten", "Tangerang"),     // Soekarno–Hatta (was West Java)
+        (37.5583, 126.7906, "KR", "11", "Seoul", "Seoul"),          // Gimpo (was Gyeonggi-do)
+        (35.1795, 128.9382, "KR", "10", "Busan", "Busan"),          // Gimhae (was Gyeongsangnam-do)
+        (50.1008, 14.26, "CZ", "52", "Prague", "Prague"),           // Václav Havel Airport Prague (was Central Bohemia)
     ])
-    func airportsNearAdminBorders(lat: Double, lon: Double, country: String, code: String, name: String) throws {
+    func airportsNearAdminBorders(lat: Double, lon: Double, country: String, code: String, name: String, locality: String) throws {
         let pm = try reverse(lat, lon)
         #expect(pm.isoCountryCode == country)
         #expect(pm.administrativeAreaCode == code)
         #expect(pm.administrativeArea == name)
+        #expect(pm.locality == locality)
+    }
+
+    /// Wherever the point has a state by polygon and a locality, the locality belongs to that state (when the place
+    /// has an admin-1 code): random land points, checked through the place's own admin-1 reference.
+    @Test func localityIsInTheReportedState() throws {
+        let g = try Geocoder.shared()
+        let db = g.db
+        var index: [Int: Int] = [:]
+        for i in 0..<db.placeCount { index[Int(db.geonameID[i])] = i }
+        var rng = SplitMix64(seed: 1812)
+        var checked = 0, mismatched: [String] = []
+        while checked < 3000 {
+            let lat = Double(rng.next() % 140_000_000) / 1e6 - 60, lon = Double(rng.next() % 360_000_000) / 1e6 - 180
+            guard let pm = g.reverse(latitude: lat, longitude: lon), let code = pm.administrativeAreaCode, pm.locality != nil,
+                  let id = pm.geonameID, let i = index[id], db.admin1Ref[i] != StringTable.none else { continue }
+            checked += 1
+            let placeCode = db.admin1[Int(db.admin1Ref[i])].code
+            if placeCode != code { mismatched.append("\(lat),\(lon): \(pm.locality ?? "") \(placeCode) vs \(code)") }
+        }
+        #expect(checked == 3000)
+        #expect(mismatched.isEmpty, "\(mismatched.prefix(10))")
     }
 
     @Test(arguments: [
@@ -43,6 +67,7 @@ import TestSupport
     @Test func noCountyOfTheNeighbouringState() throws {
         let pm = try reverse(25.2532, 55.3657)
         #expect(pm.administrativeAreaCode == "03")
+        #expect(pm.locality == "Dubai")
         if pm.subAdministrativeArea != nil { #expect(pm.locality != "Sharjah") }
     }
 
