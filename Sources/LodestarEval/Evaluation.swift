@@ -66,34 +66,34 @@ enum Evaluation {
         -> (rows: [RowOutput], calibration: [(Double, Bool, CalibrationNeededEvent.Reason)], adopted: Int) {
         var rows = [RowOutput](repeating: RowOutput(), count: rec.times.count)
         var calibration: [(Double, Bool, CalibrationNeededEvent.Reason)] = []
-        var updates: [HeadingUpdate] = []
-        var estimator = HeadingEstimator(settings: settings)
-        var pipelineSettings = Pipeline.Settings()
-        pipelineSettings.heading = settings
-        pipelineSettings.smoothing = nil
-        let pipeline = Pipeline(settings: pipelineSettings, encoder: NoEncoding(), sinks: [])
-        pipeline.observer = { event in
-            switch event {
-            case .heading(let r, _): updates.append(HeadingUpdate(report: r))
-            case .calibrationNeeded(let c): updates.append(HeadingUpdate(calibration: c))
-            default: break
+        var row = 0
+        let events = rec.events.lazy.filter { e in
+            guard !gyroscope, case .motion(let m) = e.payload else { return true }
+            switch m {
+            case .gyroscope, .gyroscopeRaw: return false
+            default: return true
             }
         }
-        var row = 0
-        for e in rec.events {
-            if !gyroscope, case .motion(let m) = e.payload {
-                switch m {
-                case .gyroscope, .gyroscopeRaw: continue
+        switch path {
+        case .estimator:
+            var estimator = HeadingEstimator(settings: settings)
+            for e in events { record(estimator.process(e)) }
+            return (rows, calibration, 0)
+        case .pipeline:
+            var pipelineSettings = Pipeline.Settings()
+            pipelineSettings.heading = settings
+            pipelineSettings.smoothing = nil
+            let pipeline = Pipeline(settings: pipelineSettings, encoder: NoEncoding(), sinks: [])
+            pipeline.observer = { event in
+                switch event {
+                case .heading(let r, _): record(HeadingUpdate(report: r))
+                case .calibrationNeeded(let c): record(HeadingUpdate(calibration: c))
                 default: break
                 }
             }
-            switch path {
-            case .estimator: updates = [estimator.process(e)]
-            case .pipeline: updates.removeAll(keepingCapacity: true); pipeline.process(e)
-            }
-            for u in updates { record(u) }
+            for e in events { pipeline.process(e) }
+            return (rows, calibration, pipeline.calibrationsAdopted)
         }
-        return (rows, calibration, pipeline.calibrationsAdopted)
 
         func record(_ u: HeadingUpdate) {
             if let c = u.calibration { calibration.append((c.sampleTimeSeconds ?? .nan, c.needed, c.reason)) }

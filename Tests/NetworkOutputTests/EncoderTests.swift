@@ -11,14 +11,7 @@ import TestSupport
 struct EncoderTests {
     static func replay(_ path: String, format: OutputFormat, smoothing: Bool = true) throws -> String {
         let reader = try CaptureDetector.open(path: path, format: nil)
-        final class Collect: OutputSink {
-            var bytes: [UInt8] = []
-            func write(_ b: UnsafeBufferPointer<UInt8>) { bytes += b }
-            func close() {}
-            var isBroken: Bool { false }
-            var droppedLines: Int { 0 }
-        }
-        let sink = Collect()
+        let sink = MemorySink()
         var pipeline: Pipeline?
         while let e = try reader.next() {
             if pipeline == nil {

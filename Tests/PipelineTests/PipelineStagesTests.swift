@@ -8,14 +8,6 @@ import TestSupport
 /// the pipeline, and taking snapshots changes nothing.
 @Suite("Pipeline stages", .ownThreads)
 struct PipelineStagesTests {
-    final class Collect: OutputSink {
-        var bytes: [UInt8] = []
-        func write(_ b: UnsafeBufferPointer<UInt8>) { bytes += b }
-        func close() {}
-        var isBroken: Bool { false }
-        var droppedLines: Int { 0 }
-    }
-
     struct Run {
         var bytes: [UInt8]
         var fixes = 0, smoothed = 0, deadReckoned = 0, headings = 0
@@ -34,7 +26,7 @@ struct PipelineStagesTests {
         var settings = Pipeline.Settings()
         settings.headingSourceNames = ["imu0"]
         settings.locationSourceNames = ["gps0"]
-        let sink = Collect()
+        let sink = MemorySink()
         let pipeline = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [sink])
         var fixes = 0, headings = 0, invalid = 0, sky = 0
         pipeline.observer = { e in

@@ -48,16 +48,6 @@ final class ScriptedSource: LiveSource, @unchecked Sendable {
     private func usleepish() { var ts = timespec(tv_sec: 0, tv_nsec: 1_000_000); nanosleep(&ts, nil) }
 }
 
-/// Collects a sink's bytes in memory.
-final class MemorySink: OutputSink {
-    private(set) var bytes: [UInt8] = []
-    func write(_ b: UnsafeBufferPointer<UInt8>) { bytes += b }
-    func close() {}
-    var isBroken: Bool { false }
-    var droppedLines: Int { 0 }
-    var text: String { String(decoding: bytes, as: UTF8.self) }
-}
-
 @Suite("Live session", .ownThreads)
 struct LiveSessionTests {
     /// A scripted live session recorded through the session runner replays to the same bytes, statuses included.
