@@ -32,6 +32,8 @@ let package = Package(
         // Pure core.
         .target(name: "LocationCore", swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
         .target(name: "NMEA", dependencies: ["LocationCore"], swiftSettings: strict),
+        // u-blox UBX (and RTCM3 framing) beside NMEA on one byte stream: framer, typed messages, epochs by iTOW.
+        .target(name: "UBX", dependencies: ["LocationCore", "NMEA"], swiftSettings: strict),
         // The one syscall layer (EINTR, errno → SystemError, fault-injection hook) and the output sinks.
         .target(name: "LodestarIO", dependencies: ["CLinux", .product(name: "SystemPackage", package: "swift-system")],
                 swiftSettings: strict),
@@ -105,6 +107,7 @@ let package = Package(
         .testTarget(name: "LodestarIOTests", dependencies: ["LodestarIO", "Capture", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "LocationCoreTests", dependencies: ["LocationCore"], swiftSettings: strict),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "UBXTests", dependencies: ["UBX", "NMEA", "LocationCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Capture", "Magnetics", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DevicesTests", dependencies: ["Devices", "Pipeline", "NMEA", "CGPS", "TestSupport"], swiftSettings: strict),

@@ -91,6 +91,12 @@ public struct Location: Sendable, Hashable {
     public var dgpsStation: Int?
     /// Receiver-reported true heading (HDT/THS), degrees.
     public var receiverHeadingDegrees: Double?
+    /// The receiver's own 1-σ time accuracy, seconds (u-blox `tAcc`; gpsd TPV `ept`).
+    public var timeAccuracySeconds: Double?
+    /// GPS − UTC leap seconds the receiver reported with this fix (gpsd TPV `leapseconds`).
+    public var leapSeconds: Int?
+    /// Jamming, spoofing and antenna state reported by the receiver (nil: the receiver reports none).
+    public var integrity: ReceiverIntegrity?
     /// Whether the device is judged stationary (CLLocationUpdate.isStationary); nil when smoothing is off.
     public var isStationary: Bool?
     /// The position was smoothed by the motion-aided filter (false: as the receiver reported it).
