@@ -122,7 +122,7 @@ let package = Package(
         .testTarget(name: "NetworkOutputTests", dependencies: ["NetworkOutput", "Pipeline", "Capture", "NMEA", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MapsTests", dependencies: ["Maps", "Geocoding", "TestSupport"], exclude: ["Resources"], swiftSettings: strict),
-        .testTarget(name: "CLITests", dependencies: ["TestSupport"], exclude: ["Expected"], swiftSettings: strict),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport", "NMEA", "LocationCore"], exclude: ["Expected"], swiftSettings: strict),
         .testTarget(name: "FleetTests", dependencies: ["MQTT", "TestSupport"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

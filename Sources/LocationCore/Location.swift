@@ -91,6 +91,9 @@ public struct Location: Sendable, Hashable {
     public var dgpsStation: Int?
     /// Receiver-reported true heading (HDT/THS), degrees.
     public var receiverHeadingDegrees: Double?
+    /// The accuracies are the receiver's own estimates (u-blox `hAcc`, `vAcc`, `sAcc`, `headAcc`), not derived from
+    /// DOP × UERE: gpsd reports them as they are (`eph`, `epv`, `eps`, `epd`).
+    public var accuracyFromReceiver = false
     /// The receiver's own 1-σ time accuracy, seconds (u-blox `tAcc`; gpsd TPV `ept`).
     public var timeAccuracySeconds: Double?
     /// GPS − UTC leap seconds the receiver reported with this fix (gpsd TPV `leapseconds`).

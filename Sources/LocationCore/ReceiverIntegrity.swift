@@ -34,3 +34,40 @@ public struct ReceiverIntegrity: Sendable, Hashable {
             || antenna == .short || antenna == .open
     }
 }
+
+/// Who the receiver is, as it said itself (u-blox MON-VER, or what an NMEA-only receiver's sentences reveal).
+public struct ReceiverIdentity: Sendable, Hashable {
+    /// The protocol family gpsd names as the driver: "u-blox", "NMEA0183".
+    public var driver: String
+    /// Module name (MOD=ZED-F9P), firmware (FWVER=HPG 1.32), protocol version (PROTVER=27.31), when known.
+    public var model: String?
+    public var firmware: String?
+    public var protocolVersion: String?
+    /// The raw version strings: software and hardware version, then the extension strings (gpsd's `subtype`,
+    /// `subtype1`).
+    public var software: String?
+    public var hardware: String?
+    public var extensions: [String]
+
+    public init(driver: String, model: String? = nil, firmware: String? = nil, protocolVersion: String? = nil,
+                software: String? = nil, hardware: String? = nil, extensions: [String] = []) {
+        self.driver = driver; self.model = model; self.firmware = firmware; self.protocolVersion = protocolVersion
+        self.software = software; self.hardware = hardware; self.extensions = extensions
+    }
+
+    /// gpsd's DEVICE `subtype` ("SW …,HW …") and `subtype1` (the extensions joined by commas).
+    public var subtype: String? {
+        guard let software else { return nil }
+        return hardware.map { "SW \(software),HW \($0)" } ?? "SW \(software)"
+    }
+    public var subtype1: String? { extensions.isEmpty ? nil : extensions.joined(separator: ",") }
+
+    /// One line for a status event: "u-blox ZED-F9P, firmware HPG 1.32, protocol 27.31".
+    public var summary: String {
+        var parts = [driver + (model.map { " " + $0 } ?? "")]
+        if let firmware { parts.append("firmware \(firmware)") }
+        if let protocolVersion { parts.append("protocol \(protocolVersion)") }
+        if firmware == nil, let software { parts.append("software \(software)") }
+        return parts.joined(separator: ", ")
+    }
+}

@@ -11,8 +11,11 @@ public struct StatusReport: Sendable, Hashable {
     public var state: State
     public var message: String?
     public var time: Timestamp?
-    public init(source: String, state: State, message: String? = nil, time: Timestamp? = nil) {
-        self.source = source; self.state = state; self.message = message; self.time = time
+    /// The receiver identified itself (u-blox MON-VER): the gpsd server's DEVICE names its driver and subtype.
+    public var receiver: ReceiverIdentity?
+    public init(source: String, state: State, message: String? = nil, time: Timestamp? = nil,
+                receiver: ReceiverIdentity? = nil) {
+        self.source = source; self.state = state; self.message = message; self.time = time; self.receiver = receiver
     }
 
     /// True for states in which the source delivers data.

@@ -84,6 +84,8 @@ public struct RegionMonitor: Sendable {
     private var undeterminedOutsideIndex = false
     /// Time of the last fix the monitor acted on (persisted).
     public private(set) var lastFixTime: Timestamp?
+    /// A fix this far behind the last one is a time jump, not a late epoch.
+    static let timeJumpNanos: Int64 = 10_000_000_000
 
     public init(settings: Settings = Settings(), regions: [CircularRegion] = []) {
         self.settings = settings
@@ -137,7 +139,9 @@ public struct RegionMonitor: Sendable {
     public mutating func process(_ fix: Location, into events: inout [RegionEvent]) {
         guard let t = fix.time, let c = fix.coordinate, let a = fix.horizontalAccuracyMeters, a.isFinite, a >= 0,
               a <= settings.maximumAccuracyMeters else { return }
-        if let last = lastFixTime, t <= last { return }
+        // A repeated or slightly late epoch is ignored; a fix far behind the last one is the receiver's clock
+        // jumping back (reset, week rollover, a looping feed): monitoring goes on from the new time base.
+        if let last = lastFixTime, t <= last, last.nanosecondsSince1970 - t.nanosecondsSince1970 < Self.timeJumpNanos { return }
         lastFixTime = t
         guard !regions.isEmpty else { return }
         if gridDirty { rebuildGrid() }

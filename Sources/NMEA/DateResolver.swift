@@ -13,7 +13,10 @@ public struct DateResolver: Sendable, Hashable {
 
     public init(reference: CivilDate?) { self.reference = reference }
 
-    public func resolve(_ date: NMEADate) -> CivilDate? {
+    public func resolve(_ date: NMEADate) -> CivilDate? { resolveCountingRollovers(date)?.date }
+
+    /// The resolved date and how many 1024-week periods were added to the receiver's date (0: none).
+    public func resolveCountingRollovers(_ date: NMEADate) -> (date: CivilDate, rollovers: Int)? {
         var year = date.year
         if date.twoDigitYear {
             let refYear = reference?.year ?? 2000
@@ -23,7 +26,9 @@ public struct DateResolver: Sendable, Hashable {
         }
         guard (1980...2200).contains(year), (1...12).contains(date.month),
               (1...CivilDate.daysIn(month: date.month, year: year)).contains(date.day) else { return nil }
-        return correctRollover(CivilDate(year: year, month: date.month, day: date.day))
+        let given = CivilDate(year: year, month: date.month, day: date.day)
+        let corrected = correctRollover(given)
+        return (corrected, (corrected.daysSince1970 - given.daysSince1970) / Self.rolloverDays)
     }
 
     public func correctRollover(_ date: CivilDate) -> CivilDate {

@@ -4,6 +4,8 @@ import LocationCore
 public enum EpochOutput: Sendable {
     case fix(Location)
     case sky(SkyReport)
+    /// Something the receiver's data showed that a person should know (a GPS week rollover corrected), once.
+    case notice(String)
 }
 
 /// Merges the sentences of one receiver cycle into one `Location` (and a sky view).
@@ -57,6 +59,9 @@ public struct EpochAssembler: Sendable {
 
     // Date tracking.
     private var date: CivilDate?
+    /// 1024-week periods added to the receiver's last date (GPS week rollover), and a notice to emit about it.
+    public private(set) var rolloverPeriods = 0
+    private var pendingNotice: String?
     /// Time of day at which `date` was last set, to detect midnight rollover.
     private var dateTimeOfDay: Int64 = 0
 
@@ -172,7 +177,7 @@ public struct EpochAssembler: Sendable {
             if let a = s.dgpsAgeSeconds { cycle.location.dgpsAgeSeconds = a }
             if let st = s.dgpsStation { cycle.location.dgpsStation = st }
         case .rmc(let s):
-            if let d = s.date, let t = s.time { setDate(dateResolver.resolve(d), timeOfDay: t.nanosecondOfDay) }
+            if let d = s.date, let t = s.time { setDate(resolve(d), timeOfDay: t.nanosecondOfDay) }
             if s.valid == false || s.mode == .notValid { cycle.positionInvalid = true; return }
             setPosition(s.latitudeDegrees, s.longitudeDegrees)
             if let k = s.speedKnots { cycle.location.speedMetersPerSecond = k * 0.514_444_444_444_444_5 }
@@ -217,8 +222,7 @@ public struct EpochAssembler: Sendable {
             if cycle.location.altitudeErrorMeters == nil, let v = s.altitudeErrorMeters { cycle.location.altitudeErrorMeters = v }
         case .zda(let s):
             if let d = s.day, let m = s.month, let y = s.year, let t = s.time {
-                setDate(dateResolver.resolve(NMEADate(day: d, month: m, year: y, twoDigitYear: y < 100)),
-                        timeOfDay: t.nanosecondOfDay)
+                setDate(resolve(NMEADate(day: d, month: m, year: y, twoDigitYear: y < 100)), timeOfDay: t.nanosecondOfDay)
             }
         case .hdt(let s):
             if let h = s.headingTrueDegrees { cycle.location.receiverHeadingDegrees = Angle.normalizedDegrees(h) }
@@ -236,6 +240,28 @@ public struct EpochAssembler: Sendable {
         cycle.positionValid = true
     }
 
+    /// Resolves a receiver date; a change in the rollover correction (a receiver that starts or stops reporting
+    /// dates 1024 weeks early) is announced once.
+    private mutating func resolve(_ d: NMEADate) -> CivilDate? {
+        guard let r = dateResolver.resolveCountingRollovers(d) else { return nil }
+        if r.rollovers != rolloverPeriods {
+            let weeks = r.rollovers * 1024
+            let given = Self.iso(CivilDate(daysSince1970: r.date.daysSince1970 - r.rollovers * DateResolver.rolloverDays))
+            pendingNotice = r.rollovers > 0 && date == nil
+                ? "receiver dates are \(weeks) weeks early (GPS week rollover): \(given) corrected to \(Self.iso(r.date))"
+                : r.rollovers > 0
+                ? "receiver time jumped back by \(weeks) weeks: date \(given) is a GPS week rollover, corrected to \(Self.iso(r.date))"
+                : "receiver date no longer needs the GPS week rollover correction (\(rolloverPeriods * 1024) weeks)"
+            rolloverPeriods = r.rollovers
+        }
+        return r.date
+    }
+
+    static func iso(_ d: CivilDate) -> String {
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(d.year)-\(two(d.month))-\(two(d.day))"
+    }
+
     private mutating func setDate(_ d: CivilDate?, timeOfDay: Int64) {
         guard let d else { return }
         date = d
@@ -244,6 +270,7 @@ public struct EpochAssembler: Sendable {
 
     private mutating func flush(_ emit: (EpochOutput) -> Void) {
         defer { reset() }
+        if let n = pendingNotice { pendingNotice = nil; emit(.notice(n)) }
         guard cycle.hasContent else { return }
         var location = cycle.location
         if sky.changed {

@@ -1,5 +1,6 @@
 import CLinux
 import enum LocationCore.JSONText
+import struct LocationCore.ReceiverIdentity
 import NIOCore
 
 /// gpsd's client protocol (gpsd_json(5)) as far as clients use it: requests in, VERSION/WATCH/DEVICES/DEVICE/
@@ -149,9 +150,13 @@ enum GpsdProtocol {
     struct Reply {
         let device: String
         let activatedNanos: Int64
+        var identity: ReceiverIdentity? = nil
 
         func deviceJSON(clients: Int, dropped: Int) -> String {
-            "{\"class\":\"DEVICE\",\"path\":\(quoted(device)),\"driver\":\"Lodestar\",\"activated\":\"\(isoTime(activatedNanos))\","
+            var s = "{\"class\":\"DEVICE\",\"path\":\(quoted(device)),\"driver\":\(quoted(identity?.driver ?? "Lodestar")),"
+            if let t = identity?.subtype { s += "\"subtype\":\(quoted(t))," }
+            if let t = identity?.subtype1 { s += "\"subtype1\":\(quoted(t))," }
+            return s + "\"activated\":\"\(isoTime(activatedNanos))\","
                 + "\"flags\":1,\"native\":0,\"cycle\":1.00,\"clients\":\(clients),\"dropped\":\(dropped)}"
         }
 

@@ -1,4 +1,5 @@
 import CLinux
+import struct LocationCore.ReceiverIdentity
 import NIOCore
 import Synchronization
 
@@ -31,6 +32,8 @@ final class Hub: @unchecked Sendable {
     private(set) var connections = 0
     /// Per-client drop counts of clients that left (for the end summary).
     private(set) var departedDrops: [(peer: String, dropped: Int)] = []
+    /// What `DEVICE` says the receiver is (gpsd's `driver`, `subtype`, `subtype1`); "Lodestar" until known.
+    var identity: ReceiverIdentity?
     private var lastTPV: ByteBuffer?
     private var lastSKY: ByteBuffer?
     /// Promises waiting for the number of watching clients to reach a value.
@@ -123,7 +126,7 @@ final class Hub: @unchecked Sendable {
     // MARK: gpsd commands
 
     func handleCommand(_ command: String, from c: ClientHandler) {
-        let reply = GpsdProtocol.Reply(device: device, activatedNanos: activatedNanos)
+        let reply = GpsdProtocol.Reply(device: device, activatedNanos: activatedNanos, identity: identity)
         switch GpsdProtocol.parse(command) {
         case .watch(let changes):
             if let changes {

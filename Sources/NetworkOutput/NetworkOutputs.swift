@@ -39,8 +39,18 @@ public final class NetworkOutputs: OutputEventConsumer {
     /// A session ended (replay: one per file); the servers stay up until `shutdown`.
     public func finish() {}
 
+    private var identified = false
+
     public func publish(_ event: OutputEvent) {
         if case .fix(let l) = event { chrony?.send(l) }
+        if case .status(let s) = event, let identity = s.receiver {
+            identified = true
+            gpsd?.identify(identity)
+        } else if !identified, case .fix(let l) = event, l.accuracyFromReceiver {
+            // Receiver accuracies come from u-blox's binary protocol until another vendor's is decoded.
+            identified = true
+            gpsd?.identify(ReceiverIdentity(driver: "u-blox"))
+        }
         guard gpsd != nil || nmea != nil || udp != nil else { return }
         let kind: Broadcast.Kind = switch event {
         case .fix: .tpv

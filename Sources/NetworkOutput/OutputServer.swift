@@ -1,3 +1,4 @@
+import struct LocationCore.ReceiverIdentity
 import CLinux
 import NIOCore
 import NIOPosix
@@ -106,6 +107,12 @@ public final class OutputServer: Sendable {
     public func publish(_ b: Broadcast) {
         let hub = self.hub
         hub.loop.execute { hub.broadcast(b) }
+    }
+
+    /// The receiver identified itself (or its protocol was recognised): `DEVICE` names its driver and subtype.
+    public func identify(_ identity: ReceiverIdentity) {
+        let hub = self.hub
+        hub.loop.execute { hub.identity = identity }
     }
 
     /// Blocks until `count` clients watch (gpsd: `?WATCH` enabled; NMEA: connected), or `stop` is requested.

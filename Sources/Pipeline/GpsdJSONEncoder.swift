@@ -35,7 +35,11 @@ public struct GpsdJSONEncoder: OutputEncoder {
         let k1 = ConfidenceScale.oneDimensional95PerSigma
         let epx = l.longitudeErrorMeters.map { $0 * k1 }, epy = l.latitudeErrorMeters.map { $0 * k1 }
         let eph: Double?, epv: Double?
-        if l.isSmoothed {
+        if l.accuracyFromReceiver && !l.isSmoothed {
+            // gpsd's u-blox driver reports the receiver's hAcc/vAcc as eph/epv unchanged.
+            eph = l.horizontalAccuracyMeters
+            epv = l.verticalAccuracyMeters
+        } else if l.isSmoothed {
             eph = l.horizontalAccuracyMeters.map { $0 * ConfidenceScale.horizontal95Per68 }
             epv = l.vdop.map { $0 * v } ?? l.verticalAccuracyMeters.map { $0 * k1 }
         } else {
@@ -56,7 +60,9 @@ public struct GpsdJSONEncoder: OutputEncoder {
             }
             w.integer(&out, "mode", max(l.mode.rawValue, 0))
             w.time(&out, "time", l.time, fractionDigits: 3, leapSecond: l.isLeapSecond)
-            if l.time != nil { w.number(&out, "ept", 0.005, decimals: 3) }
+            w.integer(&out, "leapseconds", l.leapSeconds)
+            // gpsd's default ept (0.005 s) unless the receiver states its time accuracy (u-blox tAcc).
+            if l.time != nil { w.number(&out, "ept", l.timeAccuracySeconds ?? 0.005, decimals: l.timeAccuracySeconds == nil ? 3 : 9) }
             let valid = l.mode == .twoD || l.mode == .threeD
             if valid {
                 w.number(&out, "lat", l.latitudeDegrees, decimals: 9)
@@ -74,8 +80,10 @@ public struct GpsdJSONEncoder: OutputEncoder {
                 w.number(&out, "magtrack", l.magneticCourseDegrees, decimals: 4)
                 w.number(&out, "magvar", l.magneticVariationDegrees, decimals: 1)
                 w.number(&out, "speed", l.speedMetersPerSecond, decimals: 3)
-                w.number(&out, "eps", l.speedAccuracyMetersPerSecond.map { $0 * ConfidenceScale.oneDimensional95PerSigma }, decimals: 2)
-                w.number(&out, "epd", l.courseAccuracyDegrees.map { $0 * ConfidenceScale.oneDimensional95PerSigma }, decimals: 4)
+                // The receiver's own sAcc/headAcc as they are (gpsd's u-blox driver); otherwise 1-σ scaled to 95 %.
+                let k95 = l.accuracyFromReceiver && !l.isSmoothed ? 1 : ConfidenceScale.oneDimensional95PerSigma
+                w.number(&out, "eps", l.speedAccuracyMetersPerSecond.map { $0 * k95 }, decimals: 2)
+                w.number(&out, "epd", l.courseAccuracyDegrees.map { $0 * k95 }, decimals: 4)
                 w.number(&out, "geoidSep", l.geoidSeparationMeters, decimals: 3)
                 w.number(&out, "eph", e.eph, decimals: 3)
                 w.number(&out, "sep", e.sep, decimals: 3)

@@ -28,6 +28,8 @@ public struct LodestarJSONEncoder: OutputEncoder {
             w.number(&out, "magneticCourseDegrees", l.magneticCourseDegrees, decimals: 3)
             w.number(&out, "magneticVariationDegrees", l.magneticVariationDegrees, decimals: 3)
             w.number(&out, "receiverHeadingDegrees", l.receiverHeadingDegrees, decimals: 3)
+            w.number(&out, "timeAccuracySeconds", l.timeAccuracySeconds, decimals: 9)
+            w.integer(&out, "leapSeconds", l.leapSeconds)
             w.integer(&out, "satellitesUsed", l.satellitesUsed)
             w.integer(&out, "satellitesVisible", l.satellitesVisible)
             w.number(&out, "hdop", l.hdop, decimals: 2)
@@ -37,6 +39,16 @@ public struct LodestarJSONEncoder: OutputEncoder {
             w.integer(&out, "dgpsStation", l.dgpsStation)
             w.bool(&out, "isStationary", l.isStationary)
             if l.isSmoothed { w.bool(&out, "smoothed", true) }
+            if let g = l.integrity {
+                w.rawKey(&out, "integrity")
+                var o = JSONWriter()
+                out.append(0x7B)
+                o.string(&out, "jamming", g.jamming.rawValue)
+                o.integer(&out, "jammingIndicator", g.jammingIndicator)
+                o.string(&out, "spoofing", g.spoofing.rawValue)
+                o.string(&out, "antenna", g.antenna.rawValue)
+                out.append(0x7D)
+            }
             if let p = l.placemark {
                 w.rawKey(&out, "placemark")
                 var o = JSONWriter()

@@ -168,6 +168,7 @@ public final class Pipeline {
         switch o {
         case .epoch(.fix(let l)): receiverFix(l)
         case .epoch(.sky(let s)): emit(.sky(s))
+        case .epoch(.notice(let m)): emit(.status(StatusReport(source: "receiver", state: .available, message: m)))
         case .sentence(let bytes): emit(.sentence(bytes))
         }
     }
@@ -183,7 +184,12 @@ public final class Pipeline {
     /// A receiver fix (or a no-fix epoch): to the vehicle heading as parsed, then through the smoothing stage.
     private func receiverFix(_ fix: Location) {
         heading.receiverFix(fix, monotonicNanos: currentMonotonicNanos)
-        if let out = smoothing.fix(fix, monotonicNanos: currentMonotonicNanos) { emit(.fix(out)) }
+        let out = smoothing.fix(fix, monotonicNanos: currentMonotonicNanos)
+        if let jump = smoothing.pendingTimeJump {
+            // Derived from the data alone, so a replay announces it exactly as the live session did.
+            emit(.status(StatusReport(source: "receiver", state: .available, message: jump.message, time: fix.receiveTime)))
+        }
+        if let out { emit(.fix(out)) }
     }
 
     public func emit(_ event: OutputEvent) {

@@ -14,7 +14,45 @@ public final class SmoothingStage {
         public var pauseWhenStationary = false
         /// During a GNSS outage with inertial data flowing, a dead-reckoned fix is emitted at this interval, s.
         public var deadReckoningIntervalSeconds = 1.0
+        /// The receiver's time went back: after this many consecutive epochs that agree with each other on the new
+        /// time base, the filter is re-anchored there and a status names the jump (the epochs before are dropped
+        /// and counted as `fixesDroppedForTimeJump`).
+        public var timeJumpConfirmationEpochs = 3
+        /// Two epochs agree on a new time base when the second follows the first by more than 0 and at most this, s.
+        public var timeJumpMaximumStepSeconds = 30.0
+        /// With monotonic receive stamps, receiver time that runs ahead of the receive clock by more than this is a
+        /// forward jump (announced; the filter takes the fix as after an outage), s.
+        public var forwardJumpThresholdSeconds = 60.0
         public init() {}
+    }
+
+    /// A change of the receiver's time base that the stage noticed and acted on.
+    public struct TimeJump: Sendable, Hashable {
+        /// New time minus the time the old base would have reached, s (negative: back).
+        public var seconds: Double
+        /// The first epoch on the new time base that was output.
+        public var resumedAt: Timestamp
+        /// Epochs dropped while the new time base was being confirmed.
+        public var epochsDropped: Int
+
+        /// One line for a status event: the size and direction of the jump.
+        public var message: String {
+            let a = abs(seconds)
+            let size: String
+            if a >= 14 * 86_400 { size = "\(Self.format(a / (7 * 86_400))) weeks" }
+            else if a >= 2 * 86_400 { size = "\(Self.format(a / 86_400)) days" }
+            else if a >= 7_200 { size = "\(Self.format(a / 3_600)) h" }
+            else if a >= 600 { size = "\(Self.format(a / 60)) min" }
+            else { size = "\(Self.format(a)) s" }
+            let direction = seconds < 0 ? "back" : "forward"
+            return "receiver time jumped \(direction) by \(size) (\(Self.format(seconds)) s); smoothing re-anchored on the new time base"
+                + (epochsDropped > 0 ? " after \(epochsDropped) epoch\(epochsDropped == 1 ? "" : "s")" : "")
+        }
+
+        static func format(_ v: Double) -> String {
+            let r = (v * 10).rounded() / 10
+            return r == r.rounded() ? String(Int(r)) : String(r)
+        }
     }
 
     public struct Snapshot: Sendable {
@@ -29,6 +67,10 @@ public final class SmoothingStage {
         public var lastOutcome: PositionSmoother.Outcome?
         public var isStationary: Bool?
         public var adaptiveScale: Double?
+        /// Epochs dropped while a backward time jump was being confirmed, and the jumps acted on.
+        public var fixesDroppedForTimeJump: Int
+        public var timeJumps: Int
+        public var lastTimeJump: TimeJump?
     }
 
     public let settings: Settings
@@ -43,6 +85,13 @@ public final class SmoothingStage {
     public private(set) var fixesSmoothed = 0
     public private(set) var fixesDeadReckoned = 0
     public private(set) var fixesPaused = 0
+    public private(set) var fixesDroppedForTimeJump = 0
+    public private(set) var timeJumps = 0
+    public private(set) var lastTimeJump: TimeJump?
+    /// A time jump acted on during the last `fix(_:monotonicNanos:)`, for the pipeline to announce (then cleared).
+    public private(set) var pendingTimeJump: TimeJump?
+    /// Epochs behind the filter's time that agree with each other (a candidate new time base).
+    private var behind: [Timestamp] = []
 
     public init(settings: Settings) {
         self.settings = settings
@@ -54,9 +103,15 @@ public final class SmoothingStage {
     /// ("location unavailable"). nil: nothing to output (a duplicate, out of order, or paused).
     public func fix(_ fix: Location, monotonicNanos: Int64?) -> Location? {
         guard smoother != nil else { return fix }
-        if fix.latitudeDegrees != nil, fix.longitudeDegrees != nil, fix.mode != .noFix, fix.time != nil {
+        pendingTimeJump = nil
+        if fix.latitudeDegrees != nil, fix.longitudeDegrees != nil, fix.mode != .noFix, let t = fix.time {
+            noteForwardJump(t, monotonicNanos: monotonicNanos)
             guard let out = smoother?.process(fix: fix) else { return nil }
-            if smoother?.lastOutcome == .duplicate || smoother?.lastOutcome == .outOfOrder { return nil }
+            if smoother?.lastOutcome == .outOfOrder {
+                return timeWentBack(fix, at: t, monotonicNanos: monotonicNanos)
+            }
+            behind.removeAll(keepingCapacity: true)
+            if smoother?.lastOutcome == .duplicate { return nil }
             if fix.mode != .unknown { lastGoodMode = fix.mode }
             lastSmoothedFixTime = fix.time
             lastFixMonotonicNanos = monotonicNanos
@@ -75,6 +130,55 @@ public final class SmoothingStage {
         }
         if let t = fix.time, let dr = deadReckoned(at: t, template: fix) { return dr }
         return fix
+    }
+
+    /// A fix older than the filter's time. One stray late epoch is dropped (out of order); a run of epochs that agree
+    /// with each other on the older time base is a jump back: after `timeJumpConfirmationEpochs` of them the
+    /// filter is re-anchored on the new base and the fix goes through.
+    private func timeWentBack(_ fix: Location, at t: Timestamp, monotonicNanos: Int64?) -> Location? {
+        if let last = behind.last {
+            let step = Double(t.nanosecondsSince1970 - last.nanosecondsSince1970) / 1e9
+            if !(step > 0 && step <= settings.timeJumpMaximumStepSeconds) { behind.removeAll(keepingCapacity: true) }
+        }
+        behind.append(t)
+        guard behind.count >= settings.timeJumpConfirmationEpochs, let old = smoother?.time else {
+            fixesDroppedForTimeJump += 1
+            return nil
+        }
+        // The jump's size: where the new base is against where the old one would be now (one epoch on per epoch).
+        let first = behind[0]
+        let span = Double(t.nanosecondsSince1970 - first.nanosecondsSince1970) / 1e9
+        let seconds = Double(first.nanosecondsSince1970 - old.nanosecondsSince1970) / 1e9 - span / Double(max(1, behind.count - 1))
+        let dropped = behind.count - 1
+        behind.removeAll(keepingCapacity: true)
+        let jump = TimeJump(seconds: seconds, resumedAt: t, epochsDropped: dropped)
+        timeJumps += 1
+        lastTimeJump = jump
+        pendingTimeJump = jump
+        // Re-anchor just before this epoch, then take it as the first fix of the new base.
+        smoother?.rebaseTime(to: t.adding(nanoseconds: -1))
+        guard let out = smoother?.process(fix: fix) else { return nil }
+        if fix.mode != .unknown { lastGoodMode = fix.mode }
+        lastSmoothedFixTime = t
+        lastFixMonotonicNanos = monotonicNanos
+        reportedUnavailable = false
+        fixesSmoothed += 1
+        lastOutputFixTime = out.time
+        return out
+    }
+
+    /// Receiver time running ahead of the receive clock by more than `forwardJumpThresholdSeconds` since the last
+    /// fix is a forward jump: announced (the filter treats the gap like an outage).
+    private func noteForwardJump(_ t: Timestamp, monotonicNanos: Int64?) {
+        guard let last = lastSmoothedFixTime, let lastMono = lastFixMonotonicNanos, let mono = monotonicNanos,
+              t > last else { return }
+        let receiver = Double(t.nanosecondsSince1970 - last.nanosecondsSince1970) / 1e9
+        let clock = Double(mono - lastMono) / 1e9
+        guard receiver - clock > settings.forwardJumpThresholdSeconds else { return }
+        let jump = TimeJump(seconds: receiver - clock, resumedAt: t, epochsDropped: 0)
+        timeJumps += 1
+        lastTimeJump = jump
+        pendingTimeJump = jump
     }
 
     private func deadReckoned(at t: Timestamp, template: Location) -> Location? {
@@ -121,6 +225,7 @@ public final class SmoothingStage {
         Snapshot(enabled: smoother != nil, fixesSmoothed: fixesSmoothed, fixesDeadReckoned: fixesDeadReckoned,
                  fixesPaused: fixesPaused, pausedStationary: pausedStationary, reportedUnavailable: reportedUnavailable,
                  lastSmoothedFixTime: lastSmoothedFixTime, lastOutcome: smoother?.lastOutcome,
-                 isStationary: smoother?.isStationary, adaptiveScale: smoother?.adaptiveScale)
+                 isStationary: smoother?.isStationary, adaptiveScale: smoother?.adaptiveScale,
+                 fixesDroppedForTimeJump: fixesDroppedForTimeJump, timeJumps: timeJumps, lastTimeJump: lastTimeJump)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LocationCore
 import NMEA
 import Testing
 import TestSupport
@@ -64,6 +65,52 @@ struct LiveCLITests {
         let fixes = replay.stdout.split(separator: "\n").filter { $0.hasPrefix("{\"class\":\"fix\"") }
         #expect(fixes.count == 5)
         #expect(fixes.last?.contains("\"time\":\"2024-03-23T12:00:04.000Z\"") == true)
+    }
+
+    /// One RMC+GGA cycle at `t` (seconds since 1970), creeping north-east at 1 m/s.
+    static func cycle(at t: Int64, step: Int) -> String {
+        let d = CivilDate(daysSince1970: Int(t / 86_400)), sod = t % 86_400
+        let time = String(format: "%02d%02d%02d.00", sod / 3600, sod / 60 % 60, sod % 60)
+        let date = String(format: "%02d%02d%02d", d.day, d.month, d.year % 100)
+        let lat = String(format: "%.5f", 4807.038 + Double(step) * 0.00038)
+        return NMEAEncoder.sentence("GPRMC,\(time),A,\(lat),N,01131.000,E,1.9,45.0,\(date),,,A")
+            + NMEAEncoder.sentence("GPGGA,\(time),\(lat),N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")
+    }
+
+    /// A receiver on a pseudo-terminal whose clock jumps back by 100 s, by 27 minutes and by 1,024 weeks (a
+    /// week-rollover bug): with smoothing on, fixes resume within 5 epochs each time and a status names each jump.
+    @Test func fixesResumeAfterTheReceiverClockJumpsBack() throws {
+        let pty = try PseudoTerminal()
+        let dir = try TemporaryDirectory()
+        let process = try SpawnedProcess(Lodestar.binary, ["run", "--gps", "\(pty.slavePath)@9600", "--no-sky"],
+                                         stdoutPath: dir.path("out"), stderrPath: dir.path("err"))
+        process.waitUntilOpen(pty.slavePath)
+        let start: Int64 = 1_779_796_800  // 2026-05-26T12:00:00Z
+        var times: [Int64] = (0..<10).map { start + $0 }
+        for jump: Int64 in [100, 27 * 60, 1024 * 7 * 86_400] {
+            let base = times.last! + 1 - jump
+            times += (0..<10).map { base + $0 }
+        }
+        for (i, t) in times.enumerated() { _ = pty.write(Self.cycle(at: t, step: i)); usleep(20_000) }
+        _ = Self.waitForLines(dir.path("out"), atLeast: 40, timeout: 5)
+        process.signal(SIGTERM)
+        #expect(process.wait(timeout: 5) == 143)
+        let lines = try String(contentsOfFile: dir.path("out"), encoding: .utf8).split(separator: "\n")
+        let fixes = lines.filter { $0.hasPrefix("{\"class\":\"fix\"") }
+        let statuses = lines.filter { $0.contains("\"class\":\"status\"") }
+        // 40 epochs; each of the jumps may cost at most 4 epochs while the new time base is confirmed.
+        #expect(fixes.count >= 40 - 3 * 4, "\(fixes.count) fixes of 40")
+        // After each jump the fixes of the new time base come through: the last epoch of each run of 10 is there.
+        for k in 1...4 {
+            let t = times[k * 10 - 1]
+            // The rollover is corrected against the system clock's date: those fixes carry the right date.
+            let iso = Timestamp(nanosecondsSince1970: (k == 4 ? t + 1024 * 7 * 86_400 : t) * 1_000_000_000)
+                .iso8601(fractionDigits: 3)
+            #expect(fixes.contains { $0.contains("\"time\":\"\(iso)\"") }, "no fix at \(iso)")
+        }
+        for named in ["jumped back by 100 s", "jumped back by 27 min", "jumped back by 1024 weeks"] {
+            #expect(statuses.contains { $0.contains(named) }, "no status names '\(named)': \(statuses)")
+        }
     }
 
     @Test func badSourceSpecsAreUsageErrors() throws {
