@@ -47,6 +47,36 @@ awk -v n="$sentences" -v b="$bytes" -v gs="$g_s" -v ls="$l_s" -v gr="$g_rss" -v 
   printf "peak RSS: lodestar %.1f MB vs gpsdecode %.1f MB + 10 MB = %.1f MB budget\n", lr/1024, gr/1024, gr/1024+10
   printf "peak RSS at 2x the input: %.1f MB (%+.1f MB: flat means streaming)\n", lr2/1024, (lr2-lr)/1024
 }'
+# 2. u-blox UBX: gpsd's u-blox regression logs (binary UBX, mixed UBX+NMEA; their leading '#' comment lines
+# dropped) concatenated until >= 50 MB, decoded by gpsdecode and by lodestar replay --output gpsd in the same run.
+ubx=../shared/data/ubx-gpsd
+if ls "$ubx"/ublox-*.log >/dev/null 2>&1; then
+  python3 - "$work/unit.ubx" "$ubx"/ublox-*.log <<'PY'
+import sys
+out = open(sys.argv[1], "wb")
+for path in sys.argv[2:]:
+    data = open(path, "rb").read()
+    while data.startswith(b"#"):
+        data = data[data.index(b"\n") + 1:] if b"\n" in data else b""
+    out.write(data)
+PY
+  : > "$work/big.ubx"
+  while [ "$(stat -c %s "$work/big.ubx")" -lt 52428800 ]; do cat "$work/unit.ubx" >> "$work/big.ubx"; done
+  ubytes=$(stat -c %s "$work/big.ubx")
+  read -r gu_s gu_rss < <(best sh -c "gpsdecode -j < '$work/big.ubx'")
+  read -r lu_s lu_rss < <(best "$BIN" replay --quiet --no-smoothing --output gpsd "$work/big.ubx")
+  gu_tpv=$(gpsdecode -j < "$work/unit.ubx" | grep -c '"class":"TPV"' || true)
+  lu_tpv=$("$BIN" replay --quiet --no-smoothing --output gpsd "$work/unit.ubx" | grep -c '"class":"TPV"' || true)
+  awk -v b="$ubytes" -v gs="$gu_s" -v ls="$lu_s" -v gr="$gu_rss" -v lr="$lu_rss" -v gt="$gu_tpv" -v lt="$lu_tpv" 'BEGIN{
+    printf "UBX input: ../shared/data/ubx-gpsd/ublox-*.log concatenated (comment lines dropped), %.1f MB\n", b/1048576
+    printf "%-40s %10s %12s %12s\n", "", "seconds", "MB/s", "peak RSS MB"
+    printf "%-40s %10.2f %12.1f %12.1f\n", "gpsdecode -j (Debian gpsd 3.22)", gs, b/1048576/gs, gr/1024
+    printf "%-40s %10.2f %12.1f %12.1f\n", "lodestar replay --output gpsd", ls, b/1048576/ls, lr/1024
+    printf "UBX throughput ratio lodestar/gpsdecode: %.1fx (target >= 10x); TPVs per copy of the logs: gpsdecode %d (one per message that completes a fix), lodestar %d (one per epoch)\n", gs/ls, gt, lt
+  }'
+else
+  echo "UBX: ../shared/data/ubx-gpsd absent, UBX decoding not measured"
+fi
 "$BENCH" parse "$work/big.nmea"
 "$BENCH" pipeline "$work/big.nmea"
 

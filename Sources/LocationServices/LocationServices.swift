@@ -78,6 +78,9 @@ public final class LocationServicesStage {
     public var filtersFixes: Bool { policy != nil }
 
     /// Restores persisted region state (see `RegionMonitor.restoreState`).
+    /// The receiver's clock jumped and the pipeline re-anchored on the new time base.
+    public func timeBaseChanged() { regions.timeBaseChanged() }
+
     public func restoreRegionState(_ bytes: [UInt8]) throws(RegionMonitor.StateError) { try regions.restoreState(bytes) }
 
     public func process(_ fix: Location, _ emit: (ServiceEvent) -> Void) {

@@ -84,8 +84,6 @@ public struct RegionMonitor: Sendable {
     private var undeterminedOutsideIndex = false
     /// Time of the last fix the monitor acted on (persisted).
     public private(set) var lastFixTime: Timestamp?
-    /// A fix this far behind the last one is a time jump, not a late epoch.
-    static let timeJumpNanos: Int64 = 10_000_000_000
 
     public init(settings: Settings = Settings(), regions: [CircularRegion] = []) {
         self.settings = settings
@@ -135,13 +133,15 @@ public struct RegionMonitor: Sendable {
         if s == .outside { tracked.remove(Int32(i)) } else { tracked.insert(Int32(i)) }
     }
 
+    /// The receiver's clock jumped (the pipeline re-anchored on a new time base): fixes older than the last one
+    /// are no longer repeats of it, so monitoring goes on from the next fix.
+    public mutating func timeBaseChanged() { lastFixTime = nil }
+
     /// Processes one fix; appends the region events it causes to `events` (in region order of evaluation).
     public mutating func process(_ fix: Location, into events: inout [RegionEvent]) {
         guard let t = fix.time, let c = fix.coordinate, let a = fix.horizontalAccuracyMeters, a.isFinite, a >= 0,
               a <= settings.maximumAccuracyMeters else { return }
-        // A repeated or slightly late epoch is ignored; a fix far behind the last one is the receiver's clock
-        // jumping back (reset, week rollover, a looping feed): monitoring goes on from the new time base.
-        if let last = lastFixTime, t <= last, last.nanosecondsSince1970 - t.nanosecondsSince1970 < Self.timeJumpNanos { return }
+        if let last = lastFixTime, t <= last { return }
         lastFixTime = t
         guard !regions.isEmpty else { return }
         if gridDirty { rebuildGrid() }

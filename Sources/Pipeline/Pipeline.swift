@@ -186,6 +186,7 @@ public final class Pipeline {
         heading.receiverFix(fix, monotonicNanos: currentMonotonicNanos)
         let out = smoothing.fix(fix, monotonicNanos: currentMonotonicNanos)
         if let jump = smoothing.pendingTimeJump {
+            services?.timeBaseChanged()
             // Derived from the data alone, so a replay announces it exactly as the live session did.
             emit(.status(StatusReport(source: "receiver", state: .available, message: jump.message, time: fix.receiveTime)))
         }
