@@ -12,36 +12,35 @@ extension UBXEpochAssembler {
         var l = Location()
         // Fix type and quality: NAV-PVT, else NAV-SOL, else NAV-STATUS, else HNR-PVT.
         let fixType: UBXFixType?
-        let fixOK: Bool
         var differential = false
         var carrier = 0
         if let p = e.pvt {
-            fixType = p.fixType; fixOK = p.gnssFixOK; differential = p.differentialSolution; carrier = p.carrierSolution
+            fixType = p.fixType; differential = p.differentialSolution; carrier = p.carrierSolution
         } else if let s = e.sol {
-            fixType = s.fixType; fixOK = s.gnssFixOK; differential = s.differentialSolution
+            fixType = s.fixType; differential = s.differentialSolution
         } else if let s = e.status {
-            fixType = s.fixType; fixOK = s.gnssFixOK; differential = s.differentialSolution
+            fixType = s.fixType; differential = s.differentialSolution
         } else if let h = e.hnr {
-            fixType = h.fixType; fixOK = h.gnssFixOK; differential = h.differentialSolution
+            fixType = h.fixType; differential = h.differentialSolution
         } else {
-            fixType = nil; fixOK = true
+            fixType = nil
         }
         if let s = e.status, carrier == 0 { carrier = s.carrierSolution }
         if let r = e.relposned, carrier == 0, r.relativePositionValid { carrier = r.carrierSolution }
+        // Mode from the fix type alone, as gpsd: a fix outside the receiver's DOP/accuracy masks (gnssFixOK
+        // clear) is still a fix with a position; u-blox's flag is kept out of the mode (docs/ubx.md).
         switch fixType {
         case .none: l.mode = .unknown
         case .noFix?: l.mode = .noFix
-        case .deadReckoningOnly?, .twoD?: l.mode = fixOK || fixType == .deadReckoningOnly ? .twoD : .noFix
-        case .threeD?, .gnssDeadReckoning?, .timeOnly?: l.mode = fixOK || fixType != .threeD ? .threeD : .noFix
+        case .deadReckoningOnly?, .twoD?: l.mode = .twoD
+        case .threeD?, .gnssDeadReckoning?, .timeOnly?: l.mode = .threeD
         }
-        if fixType == .twoD && !fixOK { l.mode = .noFix }
         switch fixType {
         case .deadReckoningOnly?: l.quality = .deadReckoning
         case .gnssDeadReckoning?: l.quality = .gnssDeadReckoning
         case .timeOnly?: l.quality = .timeOnly
         case .twoD?, .threeD?:
-            if !fixOK { l.quality = .unknown }
-            else if carrier == 1 { l.quality = .rtkFloat }
+            if carrier == 1 { l.quality = .rtkFloat }
             else if carrier == 2 { l.quality = .rtkFixed }
             else if differential { l.quality = .dgps }
             else { l.quality = .gps }
@@ -55,6 +54,9 @@ extension UBXEpochAssembler {
                 setPosition(&l, h.latitudeDegrees, h.longitudeDegrees, h.heightMeters, h.heightMSLMeters)
                 l.horizontalAccuracyMeters = h.horizontalAccuracyMeters
                 l.verticalAccuracyMeters = h.verticalAccuracyMeters
+            } else if let h = e.hnr {
+                // The high-rate output is the receiver's fused solution; at a whole second it follows NAV-PVT.
+                setPosition(&l, h.latitudeDegrees, h.longitudeDegrees, h.heightMeters, h.heightMSLMeters)
             } else if let p = e.pvt, !p.invalidLLH {
                 setPosition(&l, p.latitudeDegrees, p.longitudeDegrees, p.heightMeters, p.heightMSLMeters)
             } else if let p = e.posllh {
@@ -63,10 +65,7 @@ extension UBXEpochAssembler {
                 let g = ECEF.geodetic(x: s.ecefXMeters, y: s.ecefYMeters, z: s.ecefZMeters)
                 l.latitudeDegrees = g.latitudeDegrees; l.longitudeDegrees = g.longitudeDegrees
                 l.altitudeEllipsoidMeters = g.heightMeters
-            } else if let h = e.hnr {
-                setPosition(&l, h.latitudeDegrees, h.longitudeDegrees, h.heightMeters, h.heightMSLMeters)
             }
-            if l.mode == .twoD { l.altitudeMSLMeters = nil; l.altitudeEllipsoidMeters = nil; l.geoidSeparationMeters = nil }
         }
 
         // Accuracies: NAV-PVT, else NAV-POSLLH, else NAV-SOL's 3-D pAcc, else HNR-PVT.

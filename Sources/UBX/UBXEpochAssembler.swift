@@ -44,6 +44,10 @@ public struct UBXEpochAssembler: Sendable {
     public private(set) var sawNavigationSolution = false
     public private(set) var sawSky = false
     public private(set) var epochsEmitted = 0
+    /// Epochs whose time is not after the last emitted fix's (a late NAV-PVT behind the high-rate HNR-PVT
+    /// stream): not output, so fix times never go backwards.
+    public private(set) var staleEpochs = 0
+    private var lastFixTime: Timestamp?
     /// Receive time of the first message of the current epoch (set by the pipeline before `add`).
     public var messageReceiveTime: Timestamp?
     private var epochReceiveTime: Timestamp?
@@ -130,7 +134,10 @@ public struct UBXEpochAssembler: Sendable {
         guard let e = epoch else { return }
         epoch = nil
         let time = epochTime(e)
-        if e.hasSolution {
+        if e.hasSolution, let t = time, let last = lastFixTime, t <= last {
+            staleEpochs += 1
+        } else if e.hasSolution {
+            if let time { lastFixTime = time }
             var l = location(e)
             l.time = time
             l.timeFractionDigits = 3
