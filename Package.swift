@@ -37,8 +37,8 @@ let package = Package(
         // The one syscall layer (EINTR, errno → SystemError, fault-injection hook) and the output sinks.
         .target(name: "LodestarIO", dependencies: ["CLinux", .product(name: "SystemPackage", package: "swift-system")],
                 swiftSettings: strict),
-        .target(name: "Capture", dependencies: ["LocationCore", "NMEA", "LodestarIO", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: strict),
-        .target(name: "Pipeline", dependencies: ["LocationCore", "NMEA", "Capture", "Magnetics", "Estimation", "LocationServices", "LodestarIO"], swiftSettings: strict),
+        .target(name: "Capture", dependencies: ["LocationCore", "NMEA", "UBX", "LodestarIO", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: strict),
+        .target(name: "Pipeline", dependencies: ["LocationCore", "NMEA", "UBX", "Capture", "Magnetics", "Estimation", "LocationServices", "LodestarIO"], swiftSettings: strict),
         // Data files embedded at compile time (WMM coefficients); a C target so no Foundation Bundle is needed.
         .target(name: "LodestarData", exclude: ["WMM.COF"]),
         .target(name: "Magnetics", dependencies: ["LocationCore", "LodestarData"], swiftSettings: strict),
@@ -60,12 +60,12 @@ let package = Package(
 
         .executableTarget(
             name: "lodestar",
-            dependencies: ["LocationCore", "NMEA", "Capture", "Pipeline", "Devices", "Session", "Magnetics", "LocationServices", "Geocoding",
+            dependencies: ["LocationCore", "NMEA", "UBX", "Capture", "Pipeline", "Devices", "Session", "Magnetics", "LocationServices", "Geocoding",
                            "NetworkOutput", "MQTT", "Maps", "LivePage", "LodestarIO", .product(name: "SystemPackage", package: "swift-system"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         // libFuzzer entry point (built by `make fuzz`); without -DFUZZING it replays corpus files as a regression runner.
-        .executableTarget(name: "LodestarFuzz", dependencies: ["NMEA", "Capture", "Pipeline"], swiftSettings: strict),
+        .executableTarget(name: "LodestarFuzz", dependencies: ["NMEA", "UBX", "Capture", "Pipeline"], swiftSettings: strict),
         // Micro-benchmarks printed by `make bench` (see docs/benchmarks.md for why not ordo-one/benchmark).
         .executableTarget(name: "LodestarBench", dependencies: ["NMEA", "Capture", "Pipeline", "Devices", "Magnetics", "CLinux", "Estimation", "LocationServices", "Geocoding", "NetworkOutput"],
                          swiftSettings: strict),
@@ -109,7 +109,7 @@ let package = Package(
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "UBXTests", dependencies: ["UBX", "NMEA", "LocationCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Capture", "Magnetics", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "UBX", "Capture", "Magnetics", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DevicesTests", dependencies: ["Devices", "Pipeline", "NMEA", "CGPS", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SessionTests", dependencies: ["Session", "Devices", "Capture", "Pipeline", "Magnetics", "NMEA", "CLinux",
                                                         "lodestar", "TestSupport"],

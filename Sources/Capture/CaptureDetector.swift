@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import UBX
 
 /// Recognises a capture's format from its first bytes, and opens the matching reader.
 ///
@@ -54,6 +55,10 @@ public enum CaptureDetector {
         }
         let sentences = NMEASniffer.count(head)
         if sentences.checksummed > 0 || sentences.unchecked >= 2 { return .nmea }
+        // Receiver logs in u-blox binary (UBX) or RTCM3, alone or mixed with NMEA, behind gpsd-style `#` lines:
+        // read by the same reader (the bytes go to the pipeline's mixed-stream framer as received).
+        let frames = BinaryFrameSniffer.count(head)
+        if frames.ubx > 0 || frames.rtcm3 > 0 { return .nmea }
         let printable = head.prefix(4096).allSatisfy { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || (0x20...0x7E).contains($0) }
         throw .unrecognizedFormat(path: path, reason: printable
             ? "no NMEA sentences, GnssLogger records, IMU CSV header or Lodestar capture magic in the first \(head.count) bytes"
@@ -83,6 +88,34 @@ public enum CaptureDetector {
         case .gnsslogger: return GnssLoggerReader(source: source)
         case .imuCSV: return try IMUCSVReader(source: source)
         }
+    }
+}
+
+/// Counts complete UBX frames (sync, length, Fletcher checksum) and RTCM3 frames (preamble, length, CRC-24Q) in a
+/// block. A frame cut off by the block's end is not counted.
+enum BinaryFrameSniffer {
+    static func count(_ bytes: UnsafeBufferPointer<UInt8>) -> (ubx: Int, rtcm3: Int) {
+        var ubx = 0, rtcm3 = 0
+        var i = 0
+        let n = bytes.count
+        while i + 6 <= n {
+            if bytes[i] == UBX.sync1 && bytes[i + 1] == UBX.sync2 {
+                let total = (Int(bytes[i + 4]) | Int(bytes[i + 5]) << 8) + UBX.overheadLength
+                if i + total <= n {
+                    let (a, b) = UBX.checksum(UnsafeBufferPointer(rebasing: bytes[(i + 2)..<(i + total - 2)]))
+                    if a == bytes[i + total - 2] && b == bytes[i + total - 1] { ubx += 1; i += total; continue }
+                }
+            } else if bytes[i] == RTCM3.preamble && bytes[i + 1] & 0xFC == 0 {
+                let total = (Int(bytes[i + 1]) << 8 | Int(bytes[i + 2])) + 6
+                if total > 6 && i + total <= n {
+                    let crc = RTCM3.crc24q(UnsafeBufferPointer(rebasing: bytes[i..<(i + total - 3)]))
+                    let sent = UInt32(bytes[i + total - 3]) << 16 | UInt32(bytes[i + total - 2]) << 8 | UInt32(bytes[i + total - 1])
+                    if crc == sent { rtcm3 += 1; i += total; continue }
+                }
+            }
+            i += 1
+        }
+        return (ubx, rtcm3)
     }
 }
 

@@ -3,9 +3,11 @@ import Glibc
 #endif
 import LocationCore
 
-/// Reads raw NMEA logs, including gpsd's test logs whose `#` lines carry a header (`# Date:` resolves 2-digit
-/// years and week rollover). Comment lines are stripped; everything else is passed on byte-for-byte, in large
-/// blocks (or one event per line with `lineEvents`, for pacing), so the framer sees exactly what a receiver sent.
+/// Reads raw receiver logs — NMEA, u-blox UBX, RTCM3 or a mix — including gpsd's test logs whose `#` lines carry a
+/// header (`# Date:` resolves 2-digit years and week rollover). Comment lines are stripped; everything else is
+/// passed on byte-for-byte, in large blocks (or one event per line with `lineEvents`, for pacing), so the framer
+/// sees exactly what a receiver sent. Once binary data (a byte ≥ 0x80) has been seen, `#` at a line start is data
+/// too: a UBX payload may hold a line feed followed by `#`.
 public final class NMEALogReader: CaptureReader {
     public let format = CaptureFormat.nmea
     public private(set) var header = CaptureHeader()
@@ -21,6 +23,8 @@ public final class NMEALogReader: CaptureReader {
     private var inComment = false
     private var comment: [UInt8] = []
     private var lineHasData = false
+    /// A byte ≥ 0x80 was passed on: the log is binary from here, no more comment lines.
+    private var binarySeen = false
     private var block = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
     private var position = 0
     private var atEOF = false
@@ -58,7 +62,7 @@ public final class NMEALogReader: CaptureReader {
             while i < n {
                 if atLineStart {
                     atLineStart = false
-                    if base[i] == 0x23 { inComment = true; comment.removeAll(keepingCapacity: true); i += 1; continue }
+                    if base[i] == 0x23 && !binarySeen { inComment = true; comment.removeAll(keepingCapacity: true); i += 1; continue }
                 }
                 let found = memchr(base + i, 0x0A, n - i)
                 let end = found.map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - base + 1 } ?? n
@@ -67,6 +71,7 @@ public final class NMEALogReader: CaptureReader {
                     if room > 0 { comment.append(contentsOf: UnsafeBufferPointer(start: base + i, count: min(room, end - i))) }
                 } else {
                     pending.append(contentsOf: UnsafeBufferPointer(start: base + i, count: end - i))
+                    if !binarySeen { binarySeen = Self.hasHighByte(base + i, end - i) }
                     if end - i > 2 || (end - i == 2 && base[i] != 0x0D) || (found == nil && end > i) { lineHasData = true }
                 }
                 i = end
@@ -82,6 +87,18 @@ public final class NMEALogReader: CaptureReader {
             if stopAfterLine || pending.count >= Self.blockTarget { break }
         }
         return pending.isEmpty ? nil : SensorEvent(payload: .nmea(pending))
+    }
+
+    /// True when a byte ≥ 0x80 is among the `n` bytes at `p` (eight at a time).
+    static func hasHighByte(_ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        var i = 0
+        let raw = UnsafeRawPointer(p)
+        while i + 8 <= n {
+            if raw.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return true }
+            i += 8
+        }
+        while i < n { if p[i] >= 0x80 { return true }; i += 1 }
+        return false
     }
 
     private func endLine() {

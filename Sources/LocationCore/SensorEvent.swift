@@ -53,7 +53,9 @@ public struct ReportedOrientation: Sendable, Hashable {
 
 /// What a source produced: raw bytes or samples, never anything interpreted.
 public enum EventPayload: Sendable {
-    /// NMEA bytes exactly as received (any chunking: a whole log block, a serial read, one sentence).
+    /// Receiver bytes exactly as received — NMEA, u-blox UBX, RTCM3, or a mix on one port — in any chunking (a
+    /// whole log block, a serial read, one sentence). The pipeline's mixed-stream framer splits them; the name
+    /// stays `nmea` for the capture format's `N` records.
     case nmea([UInt8])
     case motion(MotionSample)
     /// Indirect: a Location is large and rare in streams of sensor samples; keeping it out of line makes every

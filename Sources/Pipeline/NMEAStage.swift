@@ -1,9 +1,12 @@
 import LocationCore
 import NMEA
+import UBX
 
-/// The NMEA stage: per source a framer (bytes → sentences), a parser (sentences → typed values) and an epoch
-/// assembler (sentences → one fix and one sky report per receiver cycle). Owns its state; `snapshot` is a
-/// read-only view for diagnosis.
+/// The receiver stage: per source one mixed-stream framer (bytes → NMEA sentences, UBX frames, RTCM3 frames),
+/// an NMEA parser and epoch assembler (sentences → one fix and one sky report per receiver cycle), and a UBX
+/// epoch assembler (messages → one fix and one sky report per navigation epoch). Once a source has sent UBX
+/// navigation solutions its NMEA fixes are superseded (dropped and counted): one fix per epoch, the one with the
+/// receiver's accuracies. Owns its state; `snapshot` is a read-only view for diagnosis.
 public final class NMEAStage {
     public struct Settings: Sendable {
         public var framer = NMEAFramer.Options.default
@@ -22,6 +25,12 @@ public final class NMEAStage {
         case epoch(EpochOutput)
         /// A proprietary or unsupported sentence, `$` to checksum plus CRLF (`passthrough` only).
         case sentence([UInt8])
+        /// An RTCM3 frame as received (preamble to CRC), for a later NTRIP relay; the pipeline ignores it for now.
+        case rtcm3([UInt8])
+        /// The receiver's jamming, spoofing or antenna state changed (u-blox MON-HW, MON-RF, NAV-STATUS).
+        case integrity(ReceiverIntegrity)
+        /// The receiver said what it is (u-blox MON-VER).
+        case receiverVersion(MonVER)
     }
 
     public struct Snapshot: Sendable {
@@ -31,17 +40,23 @@ public final class NMEAStage {
         public var sources: [Int]
         /// Sources with a sentence begun but not ended.
         public var sourcesInsideSentence: [Int]
+        /// UBX/RTCM3 framer and decoder counters over all sources.
+        public var binary: MixedStreamStatistics
+        /// NMEA fixes dropped because the source sends UBX navigation solutions.
+        public var nmeaFixesSuperseded: Int
     }
 
     private final class Stream {
-        let framer: NMEAFramer
+        let framer: MixedStreamFramer
         let parser = NMEAParser()
         var assembler: EpochAssembler
+        var ubx = UBXEpochAssembler()
+        var superseded = 0
         /// Receive time of the current chunk and of the chunk where the unfinished sentence began.
         var chunkUTC: Timestamp?
         var partialStartUTC: Timestamp?
         init(settings: Settings) {
-            framer = NMEAFramer(options: settings.framer)
+            framer = MixedStreamFramer(options: MixedStreamFramer.Options(nmea: settings.framer))
             assembler = EpochAssembler(settings: settings.epoch, referenceDate: settings.referenceDate)
         }
     }
@@ -78,34 +93,76 @@ public final class NMEAStage {
         let startedEarlier = s.framer.isInsideSentence
         var completed = 0
         let passthrough = settings.passthrough
-        s.framer.feed(bytes) { framed in
-            s.assembler.sentenceReceiveTime = completed == 0 && startedEarlier ? s.partialStartUTC : s.chunkUTC
-            completed += 1
-            guard let parsed = s.parser.parse(framed) else { return }
-            switch parsed.sentence {
-            case .proprietary, .unsupported:
-                if passthrough { out(.sentence(Array(framed.bytes) + [0x0D, 0x0A])) }
-            default:
-                s.assembler.add(parsed) { self.hand($0, out) }
+        s.framer.feed(bytes) { frame in
+            switch frame {
+            case .nmea(let framed):
+                s.assembler.sentenceReceiveTime = completed == 0 && startedEarlier ? s.partialStartUTC : s.chunkUTC
+                completed += 1
+                guard let parsed = s.parser.parse(framed) else { return }
+                switch parsed.sentence {
+                case .proprietary, .unsupported:
+                    if passthrough { out(.sentence(Array(framed.bytes) + [0x0D, 0x0A])) }
+                default:
+                    s.assembler.add(parsed) { self.handNMEA($0, s, out) }
+                }
+            case .ubx(let f):
+                s.ubx.messageReceiveTime = completed == 0 && startedEarlier ? s.partialStartUTC : s.chunkUTC
+                completed += 1
+                self.decode(f, s, out)
+            case .rtcm3(let f):
+                completed += 1
+                out(.rtcm3(Array(f.bytes)))
             }
         }
-        if s.framer.isInsideSentence && (completed > 0 || !startedEarlier) { s.partialStartUTC = s.chunkUTC }
+        if (s.framer.isInsideSentence || s.framer.isInsideFrame) && (completed > 0 || !startedEarlier) {
+            s.partialStartUTC = s.chunkUTC
+        }
     }
 
+    private func decode(_ f: UBXFrame, _ s: Stream, _ out: (Output) -> Void) {
+        switch UBXDecoded.decode(f) {
+        case .decoded(let m): s.ubx.add(m) { self.handUBX($0, out) }
+        case .unknown: s.framer.countUnknownMessage()
+        case .malformed: s.framer.countMalformedMessage()
+        }
+    }
+
+    /// An NMEA epoch: dropped once the source sends UBX navigation solutions (fixes) or UBX sky reports.
     @inline(__always)
-    private func hand(_ e: EpochOutput, _ out: (Output) -> Void) {
-        if case .sky = e, !settings.emitSky { return }
+    private func handNMEA(_ e: EpochOutput, _ s: Stream, _ out: (Output) -> Void) {
+        switch e {
+        case .fix:
+            if s.ubx.sawNavigationSolution { s.superseded += 1; return }
+        case .sky:
+            if !settings.emitSky || s.ubx.sawSky { return }
+        }
         out(.epoch(e))
+    }
+
+    private func handUBX(_ o: UBXEpochAssembler.Output, _ out: (Output) -> Void) {
+        switch o {
+        case .epoch(let e):
+            if case .sky = e, !settings.emitSky { return }
+            out(.epoch(e))
+        case .integrity(let i): out(.integrity(i))
+        case .version(let v): out(.receiverVersion(v))
+        }
     }
 
     /// End of input: a last sentence without a line ending, and the last cycles.
     public func finish(_ out: (Output) -> Void) {
         for id in streams.keys.sorted() {
             guard let s = streams[id] else { continue }
-            s.framer.finish { framed in
-                if let parsed = s.parser.parse(framed) { s.assembler.add(parsed) { self.hand($0, out) } }
+            s.framer.finish { frame in
+                switch frame {
+                case .nmea(let framed):
+                    if let parsed = s.parser.parse(framed) { s.assembler.add(parsed) { self.handNMEA($0, s, out) } }
+                case .ubx(let f): self.decode(f, s, out)
+                case .rtcm3(let f): out(.rtcm3(Array(f.bytes)))
+                }
             }
-            s.assembler.finish { self.hand($0, out) }
+            s.assembler.finish { self.handNMEA($0, s, out) }
+            s.ubx.finish { self.handUBX($0, out) }
         }
     }
 
@@ -114,12 +171,21 @@ public final class NMEAStage {
         streams.values.reduce(NMEAStatistics()) { acc, s in
             var parserStats = s.parser.statistics
             parserStats.framed = 0 // framed is counted by the framer; the parser's copy counts the same sentences
-            return acc + s.framer.statistics + parserStats
+            return acc + s.framer.nmea.statistics + parserStats
         }
     }
 
+    /// UBX/RTCM3 counters over all sources (all zero for an NMEA-only stream).
+    public var binaryStatistics: MixedStreamStatistics {
+        streams.values.reduce(MixedStreamStatistics()) { $0 + $1.framer.statistics }
+    }
+
+    /// NMEA fixes dropped because their source sends UBX navigation solutions.
+    public var nmeaFixesSuperseded: Int { streams.values.reduce(0) { $0 + $1.superseded } }
+
     public var snapshot: Snapshot {
         Snapshot(statistics: statistics, sources: streams.keys.sorted(),
-                 sourcesInsideSentence: streams.filter { $0.value.framer.isInsideSentence }.map(\.key).sorted())
+                 sourcesInsideSentence: streams.filter { $0.value.framer.isInsideSentence }.map(\.key).sorted(),
+                 binary: binaryStatistics, nmeaFixesSuperseded: nmeaFixesSuperseded)
     }
 }

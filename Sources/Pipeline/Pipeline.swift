@@ -3,6 +3,7 @@ import LocationCore
 import LocationServices
 import Magnetics
 import NMEA
+import UBX
 
 /// The one pipeline for live and replay: source events in, output events out. It never reads a clock and never
 /// touches a device; sources and sinks are plugged in from outside.
@@ -107,6 +108,10 @@ public final class Pipeline {
 
     /// The monotonic time of the event being processed (the time base of the vehicle heading and dead reckoning).
     private var currentMonotonicNanos: Int64?
+    /// The UTC of the event being processed (the time of status reports the pipeline derives from receiver data).
+    private var currentUTC: Timestamp?
+    /// The receiver's integrity as last announced (status events only when jamming, spoofing or antenna change).
+    private var announcedIntegrity = ReceiverIntegrity()
     private var emitAfterStatus: [OutputEvent] = []
     public private(set) var fixesEmitted = 0
     public private(set) var skyEmitted = 0
@@ -138,6 +143,7 @@ public final class Pipeline {
     public func process(_ event: SensorEvent) {
         eventsProcessed += 1
         currentMonotonicNanos = event.monotonicNanos
+        currentUTC = event.utc
         switch event.payload {
         case .nmea(let bytes):
             bytes.withUnsafeBufferPointer { nmea.feed($0, sourceID: event.sourceID, receiveUTC: event.utc, handNMEA) }
@@ -170,7 +176,34 @@ public final class Pipeline {
         case .epoch(.sky(let s)): emit(.sky(s))
         case .epoch(.notice(let m)): emit(.status(StatusReport(source: "receiver", state: .available, message: m)))
         case .sentence(let bytes): emit(.sentence(bytes))
+        case .rtcm3: break  // counted by the stage; kept for a later NTRIP relay
+        case .integrity(let i): integrityChanged(i)
+        case .receiverVersion(let v): receiverStatus("receiver " + v.summary)
         }
+    }
+
+    /// Announces a change of the receiver's jamming, spoofing or antenna state as a status event (not every
+    /// change of the jamming indicator: only of the states).
+    private func integrityChanged(_ i: ReceiverIntegrity) {
+        var parts: [String] = []
+        if i.jamming != announcedIntegrity.jamming && i.jamming != .unknown {
+            parts.append("jamming \(i.jamming.rawValue)" + (i.jammingIndicator.map { " (jamInd \($0))" } ?? ""))
+        }
+        if i.spoofing != announcedIntegrity.spoofing && i.spoofing != .unknown {
+            switch i.spoofing {
+            case .none: parts.append("no spoofing indicated")
+            case .indicated: parts.append("spoofing indicated")
+            case .multiple: parts.append("multiple spoofing indications")
+            case .unknown: break
+            }
+        }
+        if i.antenna != announcedIntegrity.antenna && i.antenna != .unknown { parts.append("antenna \(i.antenna.rawValue)") }
+        announcedIntegrity = ReceiverIntegrity(jamming: i.jamming, spoofing: i.spoofing, antenna: i.antenna)
+        if !parts.isEmpty { receiverStatus(parts.joined(separator: ", ")) }
+    }
+
+    private func receiverStatus(_ message: String) {
+        emit(.status(StatusReport(source: "receiver", state: .available, message: message, time: currentUTC)))
     }
 
     private func processMotion(_ sample: MotionSample, _ event: SensorEvent) {
@@ -273,4 +306,6 @@ public final class Pipeline {
 
     /// Framer + parser counters over all sources.
     public var nmeaStatistics: NMEAStatistics { nmea.statistics }
+    /// UBX/RTCM3 framer and decoder counters over all sources.
+    public var binaryStatistics: MixedStreamStatistics { nmea.binaryStatistics }
 }

@@ -1,6 +1,7 @@
 import Capture
 import NMEA
 import Pipeline
+import UBX
 
 /// The end-of-run summary printed on standard error.
 struct ReplaySummary {
@@ -9,6 +10,9 @@ struct ReplaySummary {
     var recordsIgnored = 0
     var recordRejections: [String: Int] = [:]
     var nmea = NMEAStatistics()
+    /// UBX messages by class, RTCM3 frames, UBX checksum errors, unknown and malformed messages.
+    var binary = MixedStreamStatistics()
+    var nmeaFixesSuperseded = 0
     var fixes = 0
     var deadReckoned = 0
     var paused = 0
@@ -25,6 +29,8 @@ struct ReplaySummary {
         recordRejections = s.rejections.byReason
         if let pipeline {
             nmea = pipeline.nmeaStatistics
+            binary = pipeline.binaryStatistics
+            nmeaFixesSuperseded = pipeline.nmea.nmeaFixesSuperseded
             fixes = pipeline.fixesEmitted
             deadReckoned = pipeline.fixesDeadReckoned
             paused = pipeline.fixesPaused
@@ -39,6 +45,8 @@ struct ReplaySummary {
         recordsIgnored += o.recordsIgnored
         for (k, v) in o.recordRejections { recordRejections[k, default: 0] += v }
         nmea = nmea + o.nmea
+        binary = binary + o.binary
+        nmeaFixesSuperseded += o.nmeaFixesSuperseded
         fixes += o.fixes
         deadReckoned += o.deadReckoned
         paused += o.paused
@@ -59,6 +67,8 @@ struct ReplaySummary {
             if nmea.garbageBytes > 0 { out += ", \(nmea.garbageBytes) garbage bytes skipped" }
             if nmea.encapsulatedSkipped > 0 { out += ", \(nmea.encapsulatedSkipped) '!' lines skipped" }
         }
+        if !binary.isEmpty { out += "; " + binary.summary }
+        if nmeaFixesSuperseded > 0 { out += "; \(nmeaFixesSuperseded) NMEA fixes superseded by UBX" }
         out += "; output: \(fixes) fixes"
         if deadReckoned > 0 { out += " (\(deadReckoned) dead-reckoned)" }
         if paused > 0 { out += ", \(paused) paused while stationary" }

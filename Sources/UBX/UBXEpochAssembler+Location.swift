@@ -1,0 +1,186 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import LocationCore
+import NMEA
+
+extension UBXEpochAssembler {
+    /// Fills a `Location` from one epoch's messages (time is set by the caller).
+    func location(_ e: Epoch) -> Location {
+        var l = Location()
+        // Fix type and quality: NAV-PVT, else NAV-SOL, else NAV-STATUS, else HNR-PVT.
+        let fixType: UBXFixType?
+        var differential = false
+        var carrier = 0
+        if let p = e.pvt {
+            fixType = p.fixType; differential = p.differentialSolution; carrier = p.carrierSolution
+        } else if let s = e.sol {
+            fixType = s.fixType; differential = s.differentialSolution
+        } else if let s = e.status {
+            fixType = s.fixType; differential = s.differentialSolution
+        } else if let h = e.hnr {
+            fixType = h.fixType; differential = h.differentialSolution
+        } else {
+            fixType = nil
+        }
+        if let s = e.status, carrier == 0 { carrier = s.carrierSolution }
+        if let r = e.relposned, carrier == 0, r.relativePositionValid { carrier = r.carrierSolution }
+        // Mode from the fix type alone, as gpsd: a fix outside the receiver's DOP/accuracy masks (gnssFixOK
+        // clear) is still a fix with a position; u-blox's flag is kept out of the mode (docs/ubx.md).
+        switch fixType {
+        case .none: l.mode = .unknown
+        case .noFix?: l.mode = .noFix
+        case .deadReckoningOnly?, .twoD?: l.mode = .twoD
+        case .threeD?, .gnssDeadReckoning?, .timeOnly?: l.mode = .threeD
+        }
+        switch fixType {
+        case .deadReckoningOnly?: l.quality = .deadReckoning
+        case .gnssDeadReckoning?: l.quality = .gnssDeadReckoning
+        case .timeOnly?: l.quality = .timeOnly
+        case .twoD?, .threeD?:
+            if carrier == 1 { l.quality = .rtkFloat }
+            else if carrier == 2 { l.quality = .rtkFixed }
+            else if differential { l.quality = .dgps }
+            else { l.quality = .gps }
+        default: l.quality = .unknown
+        }
+
+        // Position: the most precise message that has one.
+        let hasPosition = l.mode == .twoD || l.mode == .threeD || l.mode == .unknown
+        if hasPosition {
+            if let h = e.hpposllh, !h.invalidLLH {
+                setPosition(&l, h.latitudeDegrees, h.longitudeDegrees, h.heightMeters, h.heightMSLMeters)
+                l.horizontalAccuracyMeters = h.horizontalAccuracyMeters
+                l.verticalAccuracyMeters = h.verticalAccuracyMeters
+            } else if let h = e.hnr {
+                // The high-rate output is the receiver's fused solution; at a whole second it follows NAV-PVT.
+                setPosition(&l, h.latitudeDegrees, h.longitudeDegrees, h.heightMeters, h.heightMSLMeters)
+            } else if let p = e.pvt, !p.invalidLLH {
+                setPosition(&l, p.latitudeDegrees, p.longitudeDegrees, p.heightMeters, p.heightMSLMeters)
+            } else if let p = e.posllh {
+                setPosition(&l, p.latitudeDegrees, p.longitudeDegrees, p.heightMeters, p.heightMSLMeters)
+            } else if let s = e.sol {
+                let g = ECEF.geodetic(x: s.ecefXMeters, y: s.ecefYMeters, z: s.ecefZMeters)
+                l.latitudeDegrees = g.latitudeDegrees; l.longitudeDegrees = g.longitudeDegrees
+                l.altitudeEllipsoidMeters = g.heightMeters
+            }
+        }
+
+        // Accuracies: NAV-PVT, else NAV-POSLLH, else NAV-SOL's 3-D pAcc, else HNR-PVT.
+        if let p = e.pvt {
+            l.horizontalAccuracyMeters = l.horizontalAccuracyMeters ?? p.horizontalAccuracyMeters
+            l.verticalAccuracyMeters = l.verticalAccuracyMeters ?? p.verticalAccuracyMeters
+            l.speedAccuracyMetersPerSecond = p.speedAccuracyMetersPerSecond
+            l.courseAccuracyDegrees = p.headingAccuracyDegrees
+            l.timeAccuracySeconds = p.timeAccuracySeconds
+            l.speedMetersPerSecond = p.groundSpeedMetersPerSecond
+            l.courseDegrees = Angle.normalizedDegrees(p.headingOfMotionDegrees)
+            l.satellitesUsed = p.satellitesUsed
+            l.pdop = p.pdop
+        } else if let h = e.hnr {
+            l.horizontalAccuracyMeters = l.horizontalAccuracyMeters ?? h.horizontalAccuracyMeters
+            l.verticalAccuracyMeters = l.verticalAccuracyMeters ?? h.verticalAccuracyMeters
+            l.speedAccuracyMetersPerSecond = h.speedAccuracyMetersPerSecond
+            l.courseAccuracyDegrees = h.headingAccuracyDegrees
+            l.speedMetersPerSecond = h.groundSpeedMetersPerSecond
+            l.courseDegrees = Angle.normalizedDegrees(h.headingOfMotionDegrees)
+        }
+        if let p = e.posllh {
+            l.horizontalAccuracyMeters = l.horizontalAccuracyMeters ?? p.horizontalAccuracyMeters
+            l.verticalAccuracyMeters = l.verticalAccuracyMeters ?? p.verticalAccuracyMeters
+        }
+        if let v = e.velned {
+            l.speedMetersPerSecond = l.speedMetersPerSecond ?? v.groundSpeedMetersPerSecond
+            l.courseDegrees = l.courseDegrees ?? Angle.normalizedDegrees(v.headingDegrees)
+            l.speedAccuracyMetersPerSecond = l.speedAccuracyMetersPerSecond ?? v.speedAccuracyMetersPerSecond
+            l.courseAccuracyDegrees = l.courseAccuracyDegrees ?? v.courseAccuracyDegrees
+        }
+        if let s = e.sol {
+            l.horizontalAccuracyMeters = l.horizontalAccuracyMeters ?? s.positionAccuracyMeters
+            l.satellitesUsed = l.satellitesUsed ?? s.satellitesUsed
+            l.pdop = l.pdop ?? s.pdop
+            l.speedAccuracyMetersPerSecond = l.speedAccuracyMetersPerSecond ?? s.speedAccuracyMetersPerSecond
+            if l.speedMetersPerSecond == nil, let lat = l.latitudeDegrees, let lon = l.longitudeDegrees {
+                let v = ECEF.northEastDown(vx: s.ecefVelocityXMetersPerSecond, vy: s.ecefVelocityYMetersPerSecond,
+                                           vz: s.ecefVelocityZMetersPerSecond, latitudeDegrees: lat, longitudeDegrees: lon)
+                l.speedMetersPerSecond = (v.north * v.north + v.east * v.east).squareRoot()
+                l.courseDegrees = Angle.normalizedDegrees(atan2Degrees(v.east, v.north))
+            }
+        }
+        if let g = e.timegps { l.timeAccuracySeconds = l.timeAccuracySeconds ?? g.timeAccuracySeconds }
+        if let u = e.timeutc { l.timeAccuracySeconds = l.timeAccuracySeconds ?? u.timeAccuracySeconds }
+        if let d = e.dop {
+            l.hdop = d.hdop; l.vdop = d.vdop; l.pdop = d.pdop
+        }
+        if let r = e.relposned, r.headingValid, let h = r.headingDegrees {
+            l.receiverHeadingDegrees = Angle.normalizedDegrees(h)
+        }
+        l.leapSeconds = leapSeconds
+        l.integrity = integrity
+        return l
+    }
+
+    private func setPosition(_ l: inout Location, _ lat: Double, _ lon: Double, _ height: Double, _ msl: Double) {
+        l.latitudeDegrees = lat; l.longitudeDegrees = lon
+        l.altitudeEllipsoidMeters = height; l.altitudeMSLMeters = msl
+        l.geoidSeparationMeters = height - msl
+    }
+
+    /// The sky from NAV-SAT (else NAV-SVINFO), with the epoch's DOPs.
+    func skyReport(_ e: Epoch) -> SkyReport? {
+        var s = SkyReport()
+        if let sat = e.sat {
+            s.satellites = sat.satellites.map {
+                SatelliteInfo(nmeaID: SatelliteInfo.nmeaNumber($0.constellation, $0.svid), constellation: $0.constellation,
+                              svid: $0.svid, elevationDegrees: $0.elevationDegrees, azimuthDegrees: $0.azimuthDegrees,
+                              snrDBHz: $0.carrierToNoiseDBHz > 0 ? $0.carrierToNoiseDBHz : nil, used: $0.used)
+            }
+        } else if let info = e.svinfo {
+            s.satellites = info.channels.map {
+                SatelliteInfo(nmeaID: SatelliteInfo.nmeaNumber($0.constellation, $0.svid), constellation: $0.constellation,
+                              svid: $0.svid, elevationDegrees: $0.elevationDegrees, azimuthDegrees: $0.azimuthDegrees,
+                              snrDBHz: $0.carrierToNoiseDBHz > 0 ? $0.carrierToNoiseDBHz : nil, used: $0.used)
+            }
+        } else {
+            return nil
+        }
+        s.satellitesUsed = s.satellites.filter(\.used).count
+        if let d = e.dop { s.hdop = d.hdop; s.vdop = d.vdop; s.pdop = d.pdop } else if let p = e.pvt { s.pdop = p.pdop }
+        return s
+    }
+}
+
+private func atan2Degrees(_ y: Double, _ x: Double) -> Double { atan2(y, x) * 180 / Double.pi }
+
+/// WGS84 Earth-centred Earth-fixed conversions for NAV-SOL.
+public enum ECEF {
+    static let a = 6_378_137.0
+    static let f = 1 / 298.257223563
+    static let e2 = f * (2 - f)
+
+    /// Geodetic latitude, longitude (degrees) and ellipsoidal height of an ECEF point (iterative, < 1 mm).
+    public static func geodetic(x: Double, y: Double, z: Double) -> (latitudeDegrees: Double, longitudeDegrees: Double, heightMeters: Double) {
+        let p = (x * x + y * y).squareRoot()
+        let lon = atan2(y, x)
+        var lat = atan2(z, p * (1 - e2))
+        var h = 0.0
+        for _ in 0..<6 {
+            let s = sin(lat)
+            let n = a / (1 - e2 * s * s).squareRoot()
+            h = p / cos(lat) - n
+            lat = atan2(z, p * (1 - e2 * n / (n + h)))
+        }
+        if !p.isFinite || p < 1 { return (z >= 0 ? 90 : -90, 0, abs(z) - a * (1 - f)) }
+        return (lat * 180 / .pi, lon * 180 / .pi, h)
+    }
+
+    /// An ECEF velocity in the local north-east-down frame at a position.
+    public static func northEastDown(vx: Double, vy: Double, vz: Double, latitudeDegrees: Double, longitudeDegrees: Double)
+        -> (north: Double, east: Double, down: Double) {
+        let phi = latitudeDegrees * .pi / 180, lam = longitudeDegrees * .pi / 180
+        let sp = sin(phi), cp = cos(phi), sl = sin(lam), cl = cos(lam)
+        return (-sp * cl * vx - sp * sl * vy + cp * vz, -sl * vx + cl * vy, -cp * cl * vx - cp * sl * vy - sp * vz)
+    }
+}

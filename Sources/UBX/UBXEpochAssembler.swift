@@ -1,0 +1,191 @@
+import LocationCore
+import NMEA
+
+/// Merges the UBX messages of one navigation epoch into one `Location` and one `SkyReport`, as gpsd does:
+/// messages sharing an iTOW form an epoch, emitted at UBX-NAV-EOE (F9 and later), when the iTOW changes, or at
+/// the end of the stream. Receiver state outside epochs — leap seconds, GPS week, integrity (MON-HW, MON-RF,
+/// NAV-STATUS spoofing), the version (MON-VER) — carries over; every field the receiver did not report stays nil.
+public struct UBXEpochAssembler: Sendable {
+    public enum Output: Sendable {
+        case epoch(EpochOutput)
+        /// Jamming, spoofing or antenna state changed.
+        case integrity(ReceiverIntegrity)
+        /// The receiver said what it is (MON-VER).
+        case version(MonVER)
+    }
+
+    /// What one epoch has said so far.
+    struct Epoch: Sendable {
+        var iTOW: UInt32
+        var pvt: NavPVT?
+        var sol: NavSOL?
+        var posllh: NavPOSLLH?
+        var hpposllh: NavHPPOSLLH?
+        var velned: NavVELNED?
+        var dop: NavDOP?
+        var status: NavSTATUS?
+        var timegps: NavTIMEGPS?
+        var timeutc: NavTIMEUTC?
+        var relposned: NavRELPOSNED?
+        var sat: NavSAT?
+        var svinfo: NavSVINFO?
+        var hnr: HnrPVT?
+        var hasSolution: Bool { pvt != nil || sol != nil || posllh != nil || hpposllh != nil || hnr != nil }
+    }
+
+    private var epoch: Epoch?
+    /// GPS − UTC from NAV-TIMEGPS (valid flag set).
+    public private(set) var leapSeconds: Int?
+    /// GPS week from NAV-TIMEGPS or NAV-SOL (valid flag set).
+    public private(set) var week: Int?
+    public private(set) var integrity: ReceiverIntegrity?
+    public private(set) var version: MonVER?
+    /// True once a navigation solution (NAV-PVT, NAV-SOL, NAV-POSLLH, NAV-HPPOSLLH, HNR-PVT) arrived.
+    public private(set) var sawNavigationSolution = false
+    public private(set) var sawSky = false
+    public private(set) var epochsEmitted = 0
+    /// Epochs whose time is not after the last emitted fix's (a late NAV-PVT behind the high-rate HNR-PVT
+    /// stream): not output, so fix times never go backwards.
+    public private(set) var staleEpochs = 0
+    private var lastFixTime: Timestamp?
+    /// Receive time of the first message of the current epoch (set by the pipeline before `add`).
+    public var messageReceiveTime: Timestamp?
+    private var epochReceiveTime: Timestamp?
+
+    public init() {}
+
+    /// The receiver generation from MON-VER (9 for F9 …), nil before MON-VER.
+    public var generation: Int? { version?.generation }
+
+    public mutating func add(_ message: UBXDecoded, _ emit: (Output) -> Void) {
+        switch message {
+        case .monVER(let v):
+            if v != version { version = v; emit(.version(v)) }
+            return
+        case .monHW(let hw):
+            var i = integrity ?? ReceiverIntegrity()
+            i.jamming = .init(ublox: hw.jammingState)
+            i.jammingIndicator = hw.jammingIndicator
+            i.antenna = .init(ublox: hw.antennaStatus)
+            setIntegrity(i, emit)
+            return
+        case .monRF(let rf):
+            guard let b = rf.blocks.max(by: { $0.jammingState < $1.jammingState }) else { return }
+            var i = integrity ?? ReceiverIntegrity()
+            i.jamming = .init(ublox: b.jammingState)
+            i.jammingIndicator = rf.blocks.map(\.jammingIndicator).max()
+            i.antenna = .init(ublox: rf.blocks.first?.antennaStatus ?? 1)
+            setIntegrity(i, emit)
+            return
+        case .timTP:
+            return
+        case .navEOE(let t):
+            if epoch?.iTOW == t { flush(emit) }
+            return
+        default: break
+        }
+        guard let t = message.iTOWMilliseconds else { return }
+        if let e = epoch, e.iTOW != t { flush(emit) }
+        if epoch == nil {
+            epoch = Epoch(iTOW: t)
+            epochReceiveTime = messageReceiveTime
+        }
+        switch message {
+        case .navPVT(let m): epoch?.pvt = m
+        case .navSOL(let m):
+            epoch?.sol = m
+            if m.weekValid { week = m.week }
+        case .navPOSLLH(let m): epoch?.posllh = m
+        case .navHPPOSLLH(let m): epoch?.hpposllh = m
+        case .navVELNED(let m): epoch?.velned = m
+        case .navDOP(let m): epoch?.dop = m
+        case .navSTATUS(let m):
+            epoch?.status = m
+            if m.spoofingDetectionState != 0 || integrity?.spoofing != nil && integrity?.spoofing != .unknown {
+                var i = integrity ?? ReceiverIntegrity()
+                i.spoofing = .init(ublox: m.spoofingDetectionState)
+                setIntegrity(i, emit)
+            }
+        case .navTIMEGPS(let m):
+            epoch?.timegps = m
+            if m.leapSecondsValid { leapSeconds = m.leapSeconds }
+            if m.weekValid { week = m.week }
+        case .navTIMEUTC(let m): epoch?.timeutc = m
+        case .navRELPOSNED(let m): epoch?.relposned = m
+        case .navSAT(let m): epoch?.sat = m
+        case .navSVINFO(let m): epoch?.svinfo = m
+        case .hnrPVT(let m): epoch?.hnr = m
+        default: break
+        }
+        if epoch?.hasSolution == true { sawNavigationSolution = true }
+        if epoch?.sat != nil || epoch?.svinfo != nil { sawSky = true }
+    }
+
+    /// End of stream: the epoch in progress.
+    public mutating func finish(_ emit: (Output) -> Void) { flush(emit) }
+
+    private mutating func setIntegrity(_ i: ReceiverIntegrity, _ emit: (Output) -> Void) {
+        guard i != integrity else { return }
+        integrity = i
+        emit(.integrity(i))
+    }
+
+    private mutating func flush(_ emit: (Output) -> Void) {
+        guard let e = epoch else { return }
+        epoch = nil
+        let time = epochTime(e)
+        if e.hasSolution, let t = time, let last = lastFixTime, t <= last {
+            staleEpochs += 1
+        } else if e.hasSolution {
+            if let time { lastFixTime = time }
+            var l = location(e)
+            l.time = time
+            l.timeFractionDigits = 3
+            l.receiveTime = epochReceiveTime
+            epochsEmitted += 1
+            emit(.epoch(.fix(l)))
+        }
+        if let sky = skyReport(e) {
+            var s = sky
+            s.time = time
+            emit(.epoch(.sky(s)))
+        }
+    }
+
+    /// UTC of the epoch, rounded to the millisecond (iTOW's resolution; gpsd prints the same): NAV-PVT's (or
+    /// HNR-PVT's) UTC when valid, else NAV-TIMEUTC, else GPS week + iTOW − leap seconds.
+    func epochTime(_ e: Epoch) -> Timestamp? {
+        if let p = e.pvt, p.validDate && p.validTime,
+           let t = Self.utc(p.year, p.month, p.day, p.hour, p.minute, p.second, p.nanosecond) { return t }
+        if let h = e.hnr, h.validDate && h.validTime,
+           let t = Self.utc(h.year, h.month, h.day, h.hour, h.minute, h.second, h.nanosecond) { return t }
+        if let u = e.timeutc, u.utcValid,
+           let t = Self.utc(u.year, u.month, u.day, u.hour, u.minute, u.second, u.nanosecond) { return t }
+        let w: Int?
+        if let g = e.timegps, g.weekValid { w = g.week } else if let s = e.sol, s.weekValid { w = s.week } else { w = week }
+        guard let w, let leap = leapSeconds ?? e.timegps?.leapSeconds else { return nil }
+        return Self.gpsTime(week: w, iTOWMilliseconds: e.iTOW, leapSeconds: leap)
+    }
+
+    /// Unix time of GPS week `week`, time of week `iTOW` ms, minus `leapSeconds`.
+    public static func gpsTime(week: Int, iTOWMilliseconds: UInt32, leapSeconds: Int) -> Timestamp? {
+        guard week >= 0, week < 10_000 else { return nil }
+        let ms = Int64(week) * 604_800_000 + Int64(iTOWMilliseconds) + (315_964_800 - Int64(leapSeconds)) * 1000
+        return Timestamp(nanosecondsSince1970: ms * 1_000_000)
+    }
+
+    static func utc(_ y: Int, _ mo: Int, _ d: Int, _ h: Int, _ mi: Int, _ s: Int, _ nano: Int) -> Timestamp? {
+        guard s <= 60, abs(nano) < 1_000_000_000,
+              let base = Timestamp(year: y, month: mo, day: d, hour: h, minute: mi, second: min(s, 59)) else { return nil }
+        var ns = base.nanosecondsSince1970 + Int64(nano) + (s == 60 ? 1_000_000_000 : 0)
+        ns = (ns + 500_000).dividedRoundingDown(by: 1_000_000) * 1_000_000
+        return Timestamp(nanosecondsSince1970: ns)
+    }
+}
+
+extension Int64 {
+    func dividedRoundingDown(by d: Int64) -> Int64 {
+        let q = self / d
+        return (self % d != 0 && (self < 0) != (d < 0)) ? q - 1 : q
+    }
+}
