@@ -135,6 +135,8 @@ public final class NMEAStage {
             if s.ubx.sawNavigationSolution { s.superseded += 1; return }
         case .sky:
             if !settings.emitSky || s.ubx.sawSky { return }
+        case .notice:
+            break
         }
         out(.epoch(e))
     }

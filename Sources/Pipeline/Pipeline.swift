@@ -174,11 +174,16 @@ public final class Pipeline {
         switch o {
         case .epoch(.fix(let l)): receiverFix(l)
         case .epoch(.sky(let s)): emit(.sky(s))
-        case .epoch(.notice(let m)): emit(.status(StatusReport(source: "receiver", state: .available, message: m)))
+        case .epoch(.notice(let m)): receiverStatus(m)
         case .sentence(let bytes): emit(.sentence(bytes))
         case .rtcm3: break  // counted by the stage; kept for a later NTRIP relay
         case .integrity(let i): integrityChanged(i)
-        case .receiverVersion(let v): receiverStatus("receiver " + v.summary)
+        case .receiverVersion(let v):
+            let identity = ReceiverIdentity(driver: "u-blox", model: v.module, firmware: v.firmwareVersion,
+                                            protocolVersion: v.value("PROTVER"), software: v.softwareVersion,
+                                            hardware: v.hardwareVersion, extensions: v.extensions)
+            emit(.status(StatusReport(source: "receiver", state: .available, message: "receiver " + v.summary,
+                                      time: currentUTC, receiver: identity)))
         }
     }
 

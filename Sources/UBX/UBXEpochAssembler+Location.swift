@@ -119,6 +119,8 @@ extension UBXEpochAssembler {
         }
         l.leapSeconds = leapSeconds
         l.integrity = integrity
+        // hAcc/vAcc/sAcc/headAcc are the receiver's own estimates (gpsd reports them as they are).
+        l.accuracyFromReceiver = l.horizontalAccuracyMeters != nil
         return l
     }
 

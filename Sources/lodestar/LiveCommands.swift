@@ -7,6 +7,7 @@ import NMEA
 import NetworkOutput
 import Pipeline
 import Session
+import UBX
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -114,6 +115,8 @@ final class SinkWatcher {
 final class SessionCounter: OutputEventConsumer {
     var fixes = 0
     var statuses = 0
+    /// The receivers' binary traffic (UBX messages by class, RTCM3 frames, checksum errors), for the end summary.
+    var binary = MixedStreamStatistics()
     let echoStatus: Bool
     init(echoStatus: Bool) { self.echoStatus = echoStatus }
     func consume(_ e: OutputEvent) {
@@ -208,6 +211,7 @@ struct Run: ParsableCommand {
         LiveHTTP.stop()
         if !quiet {
             var line = "lodestar: run: \(summary.fixes) fixes"
+            if !summary.binary.isEmpty { line += "; " + summary.binary.summary }
             if let fifo, fifo.droppedLines > 0 { line += ", \(fifo.droppedLines) FIFO lines dropped (no reader or pipe full)" }
             if let out = sinks.first as? FileDescriptorSink, out.droppedLines > 0 {
                 line += ", \(out.droppedLines) stdout lines dropped (\(out.droppedOldestLines) oldest from the full queue)"
@@ -268,6 +272,7 @@ struct Run: ParsableCommand {
             throw CommandFailure(error.description, code: Exit.code(for: error))
         }
         watcher.check(pipeline: nil, echo: !quiet)
+        if let p = session.pipeline { counter.binary = p.binaryStatistics }
         try serviceOptions.saveState(session.services)
         try headingOptions.saveState(session.pipeline)
         return counter
