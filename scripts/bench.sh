@@ -48,6 +48,7 @@ awk -v n="$sentences" -v b="$bytes" -v gs="$g_s" -v ls="$l_s" -v gr="$g_rss" -v 
   printf "peak RSS at 2x the input: %.1f MB (%+.1f MB: flat means streaming)\n", lr2/1024, (lr2-lr)/1024
 }'
 "$BENCH" parse "$work/big.nmea"
+"$BENCH" parse-mixed "$work/big.nmea"
 "$BENCH" pipeline "$work/big.nmea"
 
 # Heading: the full per-sample update (calibration, tilt compensation, interference check, true north) and a
