@@ -30,7 +30,7 @@ DEMO_CAPTURE := captures/simulated-drive.lcap
 FUZZ_SECONDS ?= 600
 SOAK_SECONDS ?= 600
 
-.PHONY: all deps test-deps hil-deps build test hil demo bench eval fuzz install uninstall clean fleet fleet-test-deps map-test-deps map-picture
+.PHONY: ubx-test-venv all deps test-deps hil-deps build test hil demo bench eval fuzz install uninstall clean fleet fleet-test-deps map-test-deps map-picture
 
 all: build
 
@@ -69,7 +69,16 @@ hil-deps: deps
 build: deps $(TOOLSET)
 	$(SWIFT) build -c $(CONFIG) --product lodestar $(LINK_FLAGS)
 
-test: test-deps map-test-deps
+# Test-only: pyubx2 (an independent Python UBX implementation) builds the expected frames of Tests/UBXTests
+# (scripts/ubx-test-frames.py). A board never needs it.
+UBX_VENV := .build/venv
+ubx-test-venv: $(UBX_VENV)/bin/python3
+$(UBX_VENV)/bin/python3:
+	@dpkg-query -W -f='$${Status}' python3-venv 2>/dev/null | grep -q "install ok installed" || python3 -m venv --help >/dev/null 2>&1 || \
+	  { SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq python3-venv; }
+	python3 -m venv $(UBX_VENV) && $(UBX_VENV)/bin/pip install -q pyubx2
+
+test: test-deps map-test-deps ubx-test-venv
 	$(SWIFT) test --disable-xctest
 	$(SWIFT) build --product LodestarFuzz && .build/debug/LodestarFuzz Tests/Fuzz/corpus/*
 

@@ -67,7 +67,7 @@ let package = Package(
         // libFuzzer entry point (built by `make fuzz`); without -DFUZZING it replays corpus files as a regression runner.
         .executableTarget(name: "LodestarFuzz", dependencies: ["NMEA", "UBX", "Capture", "Pipeline"], swiftSettings: strict),
         // Micro-benchmarks printed by `make bench` (see docs/benchmarks.md for why not ordo-one/benchmark).
-        .executableTarget(name: "LodestarBench", dependencies: ["NMEA", "Capture", "Pipeline", "Devices", "Magnetics", "CLinux", "Estimation", "LocationServices", "Geocoding", "NetworkOutput"],
+        .executableTarget(name: "LodestarBench", dependencies: ["NMEA", "UBX", "Capture", "Pipeline", "Devices", "Magnetics", "CLinux", "Estimation", "LocationServices", "Geocoding", "NetworkOutput"],
                          swiftSettings: strict),
 
         // Position smoothing (motion-aided Kalman filter) used by the pipeline.

@@ -78,6 +78,7 @@ else
   echo "UBX: ../shared/data/ubx-gpsd absent, UBX decoding not measured"
 fi
 "$BENCH" parse "$work/big.nmea"
+"$BENCH" parse-mixed "$work/big.nmea"
 "$BENCH" pipeline "$work/big.nmea"
 
 # Heading: the full per-sample update (calibration, tilt compensation, interference check, true north) and a

@@ -3,7 +3,7 @@
 // this is a small runner that replays corpus files through the same functions (run by `make test`).
 //
 // `LODESTAR_FUZZ_TARGET` picks one harness (faster, deeper runs): `pipeline`, `lodestar`, `nmea`, `gnsslogger`,
-// `imu-csv`, `detect`, `header`; unset or `all` runs every harness on each input.
+// `imu-csv`, `detect`, `header`, `ubx`; unset or `all` runs every harness on each input.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,6 +11,7 @@ import Capture
 import LocationCore
 import NMEA
 import Pipeline
+import UBX
 
 final class DiscardSink: OutputSink {
     let isBroken = false
@@ -20,7 +21,7 @@ final class DiscardSink: OutputSink {
 }
 
 enum Harness: String, CaseIterable {
-    case pipeline, lodestar, nmea, gnsslogger, imuCSV = "imu-csv", detect, header
+    case pipeline, lodestar, nmea, gnsslogger, imuCSV = "imu-csv", detect, header, ubx
 
     static let selected: [Harness] = {
         guard let name = getenv("LODESTAR_FUZZ_TARGET").map({ String(cString: $0) }), name != "all" else { return allCases }
@@ -42,6 +43,7 @@ enum Harness: String, CaseIterable {
             let source = ByteSource(bytes: Array(data), name: "fuzz")
             if let reader = try? CaptureDetector.open(source: source, format: nil) { drain(reader, throughPipeline: true) }
         case .header: fuzzHeader(data)
+        case .ubx: fuzzUBX(data)
         }
     }
 }
@@ -95,6 +97,39 @@ func fuzzHeader(_ data: UnsafeBufferPointer<UInt8>) {
     drain(reader, throughPipeline: false)
     _ = reader.header.referenceDate
     _ = reader.sources.count
+}
+
+/// The mixed NMEA/UBX/RTCM3 framer fed whole and in odd chunks (the two must agree), every decoder on every
+/// frame, the UBX epoch assembler, and the pipeline on the same bytes.
+func fuzzUBX(_ data: UnsafeBufferPointer<UInt8>) {
+    func run(_ chunk: Int) -> (MixedStreamStatistics, Int) {
+        let framer = MixedStreamFramer(options: MixedStreamFramer.Options(maximumUBXPayloadLength: 2048))
+        var assembler = UBXEpochAssembler()
+        var outputs = 0
+        let handle: (MixedStreamFramer.Frame) -> Void = { frame in
+            outputs += 1
+            guard case .ubx(let f) = frame else { return }
+            if case .decoded(let m) = UBXDecoded.decode(f) { assembler.add(m) { _ in outputs += 1 } }
+            _ = UBXMessage(f).framed
+        }
+        var i = 0
+        while i < data.count {
+            let n = min(chunk, data.count - i)
+            framer.feed(UnsafeBufferPointer(rebasing: data[i..<(i + n)]), handle)
+            i += n
+        }
+        framer.finish(handle)
+        assembler.finish { _ in outputs += 1 }
+        return (framer.statistics, outputs)
+    }
+    let whole = run(max(1, data.count))
+    let odd = run(7)
+    if whole.0 != odd.0 || whole.1 != odd.1 { fatalError("mixed framer: chunking changed the result") }
+    var settings = Pipeline.Settings()
+    settings.referenceDate = CivilDate(year: 2024, month: 6, day: 1)
+    let p = Pipeline(settings: settings, encoder: makeEncoder(.json), sinks: [DiscardSink()])
+    p.process(SensorEvent(payload: .nmea(Array(data))))
+    p.finish()
 }
 
 func fuzzOne(_ data: UnsafeBufferPointer<UInt8>) {

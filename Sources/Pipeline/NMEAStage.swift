@@ -90,7 +90,7 @@ public final class NMEAStage {
 
     private func feed(_ s: Stream, _ bytes: UnsafeBufferPointer<UInt8>, _ out: (Output) -> Void) {
         // Each sentence's receive time: its chunk's, or for the first one, if it began in an earlier chunk, that one's.
-        let startedEarlier = s.framer.isInsideSentence
+        let startedEarlier = s.framer.isInsideSentence || s.framer.isInsideFrame
         var completed = 0
         let passthrough = settings.passthrough
         s.framer.feed(bytes) { frame in

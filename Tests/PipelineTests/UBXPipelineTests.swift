@@ -1,0 +1,68 @@
+import LocationCore
+import NMEA
+import Pipeline
+import Testing
+import UBX
+
+/// The receiver stage with NMEA and UBX from one source: one fix per epoch (UBX preferred once seen), NMEA fixes
+/// superseded and counted, integrity and MON-VER as status events only on change, RTCM3 counted.
+@Suite struct UBXPipelineTests {
+    static func sentence(_ body: String) -> [UInt8] {
+        let sum = NMEAChecksum.compute(Array(body.utf8))
+        let hex = Array("0123456789ABCDEF")
+        return Array("$\(body)*\(hex[Int(sum >> 4)])\(hex[Int(sum & 15)])\r\n".utf8)
+    }
+
+    static func le(_ v: Int, _ n: Int) -> [UInt8] { (0..<n).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+
+    static func pvt(second: Int) -> [UInt8] {
+        var p = [UInt8](repeating: 0, count: 92)
+        func put(_ o: Int, _ bytes: [UInt8]) { for (k, b) in bytes.enumerated() { p[o + k] = b } }
+        put(0, le(second * 1000, 4)); put(4, le(2024, 2)); p[6] = 6; p[7] = 1; p[8] = 12; p[10] = UInt8(second); p[11] = 7
+        p[20] = 3; p[21] = 0x01; p[23] = 12
+        put(24, le(1_381_234_567, 4)); put(28, le(-349_062_266, 4)); put(32, le(25_378, 4)); put(36, le(28_849, 4))
+        put(40, le(1038, 4)); put(44, le(1603, 4))
+        return UBX.frame(classID: 0x01, messageID: 0x07, payload: p)!
+    }
+
+    @Test func ubxSupersedesNMEAAndReportsReceiverStatusOnChange() {
+        var hw = [UInt8](repeating: 0, count: 60)
+        hw[20] = 4; hw[22] = 2 << 2; hw[45] = 120
+        func field(_ s: String, _ n: Int) -> [UInt8] { Array(s.utf8) + Array(repeating: 0, count: n - s.utf8.count) }
+        let ver = UBX.frame(classID: 0x0A, messageID: 0x04, payload: field("EXT CORE 1.00", 30) + field("00190000", 10)
+                            + field("FWVER=HPG 1.32", 30) + field("PROTVER=27.31", 30) + field("MOD=ZED-F9P", 30))!
+        let rtcm = RTCM3.frame(payload: [0x3E, 0xD0, 0, 0, 0])!
+        var bytes: [UInt8] = ver + UBX.frame(classID: 0x0A, messageID: 0x09, payload: hw)!
+        for s in 1...3 {
+            let t = String(format2: s)
+            bytes += Self.sentence("GPGGA,1200\(t).00,3454.3735960,S,13836.4871940,E,1,12,0.9,28.85,M,-3.471,M,,")
+            bytes += Self.pvt(second: s) + rtcm
+            bytes += Self.sentence("GPRMC,1200\(t).00,A,3454.3735960,S,13836.4871940,E,0.03,31.4,010624,,,A")
+            bytes += UBX.frame(classID: 0x0A, messageID: 0x09, payload: hw)!  // unchanged: no new status
+        }
+        var settings = Pipeline.Settings()
+        settings.smoothing = nil
+        let pipeline = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
+        var fixes: [Location] = []
+        var statuses: [String] = []
+        pipeline.observer = { e in
+            if case .fix(let l) = e { fixes.append(l) }
+            if case .status(let s) = e, s.source == "receiver" { statuses.append(s.message ?? "") }
+        }
+        // Byte by byte (the live worst case): the same as one block.
+        for b in bytes { pipeline.process(SensorEvent(payload: .nmea([b]))) }
+        pipeline.finish()
+        #expect(fixes.count == 3, "one fix per epoch")
+        #expect(fixes.allSatisfy { $0.horizontalAccuracyMeters == 1.038 }, "the UBX fix, with the receiver's accuracy")
+        #expect(fixes.map { $0.time?.iso8601(fractionDigits: 3) ?? "" } == ["2024-06-01T12:00:01.000Z", "2024-06-01T12:00:02.000Z", "2024-06-01T12:00:03.000Z"])
+        #expect(pipeline.nmea.nmeaFixesSuperseded == 3)
+        #expect(statuses == ["receiver u-blox ZED-F9P HPG 1.32 PROTVER 27.31", "jamming warning (jamInd 120), antenna open"])
+        let b = pipeline.binaryStatistics
+        #expect(b.rtcm3Frames == 3 && b.ubxFramesByClassName.map(\.name) == ["NAV", "MON"] && b.ubxBadChecksums == 0)
+        #expect(pipeline.nmeaStatistics.framed == 6 && pipeline.nmeaStatistics.garbageBytes == 0)
+    }
+}
+
+extension String {
+    init(format2 v: Int) { self = v < 10 ? "0\(v)" : "\(v)" }
+}

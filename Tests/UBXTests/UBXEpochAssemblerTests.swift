@@ -1,0 +1,110 @@
+import LocationCore
+import NMEA
+import Testing
+@testable import UBX
+
+/// Little-endian payload writer for literal test messages.
+struct PayloadWriter {
+    var bytes: [UInt8]
+    init(_ n: Int) { bytes = Array(repeating: 0, count: n) }
+    mutating func u1(_ o: Int, _ v: Int) { bytes[o] = UInt8(truncatingIfNeeded: v) }
+    mutating func u2(_ o: Int, _ v: Int) { for k in 0..<2 { bytes[o + k] = UInt8(truncatingIfNeeded: v >> (8 * k)) } }
+    mutating func u4(_ o: Int, _ v: Int) { for k in 0..<4 { bytes[o + k] = UInt8(truncatingIfNeeded: v >> (8 * k)) } }
+}
+
+func decoded(_ classID: UInt8, _ messageID: UInt8, _ w: PayloadWriter) -> UBXDecoded {
+    let outcome = w.bytes.withUnsafeBufferPointer { UBXDecoded.decode(classID: classID, messageID: messageID, payload: $0) }
+    guard case .decoded(let d) = outcome else { fatalError("test payload does not decode: \(classID)-\(messageID)") }
+    return d
+}
+
+func pvt(iTOW: Int, second: Int, carrier: Int = 0) -> UBXDecoded {
+    var w = PayloadWriter(92)
+    w.u4(0, iTOW); w.u2(4, 2024); w.u1(6, 6); w.u1(7, 1); w.u1(8, 12); w.u1(9, 0); w.u1(10, second); w.u1(11, 0x07)
+    w.u4(12, 30); w.u4(16, -400); w.u1(20, 3); w.u1(21, 0x01 | 0x02 | carrier << 6); w.u1(23, 14)
+    w.u4(24, 1_381_234_567); w.u4(28, -349_062_266); w.u4(32, 25_378); w.u4(36, 28_849)
+    w.u4(40, 1038); w.u4(44, 1603); w.u4(60, 16); w.u4(64, 3_147_180); w.u4(68, 170); w.u4(72, 1_602_000); w.u2(76, 146)
+    return decoded(0x01, 0x07, w)
+}
+
+@Suite struct UBXEpochAssemblerTests {
+    @Test func oneEpochFromPVTDOPAndSATEmittedAtEOE() {
+        var a = UBXEpochAssembler()
+        var out: [UBXEpochAssembler.Output] = []
+        a.add(pvt(iTOW: 1000, second: 5, carrier: 2)) { out.append($0) }
+        var dop = PayloadWriter(18); dop.u4(0, 1000); dop.u2(12, 71); dop.u2(10, 128); dop.u2(6, 146)
+        a.add(decoded(0x01, 0x04, dop)) { out.append($0) }
+        var sat = PayloadWriter(8 + 12); sat.u4(0, 1000); sat.u1(5, 1); sat.u1(8, 0); sat.u1(9, 7); sat.u1(10, 39)
+        sat.u1(11, 33); sat.u2(12, 94); sat.u4(16, 0x0F)
+        a.add(decoded(0x01, 0x35, sat)) { out.append($0) }
+        #expect(out.isEmpty)
+        var eoe = PayloadWriter(4); eoe.u4(0, 1000)
+        a.add(decoded(0x01, 0x61, eoe)) { out.append($0) }
+        guard out.count == 2, case .epoch(.fix(let l)) = out[0], case .epoch(.sky(let s)) = out[1] else {
+            Issue.record("expected a fix and a sky report, got \(out)"); return
+        }
+        #expect(l.time?.iso8601(fractionDigits: 3) == "2024-06-01T12:00:05.000Z", "nano −400 ns rounds to the millisecond")
+        #expect(l.mode == .threeD && l.quality == .rtkFixed)
+        #expect(close(l.latitudeDegrees, -34.9062266) && close(l.longitudeDegrees, 138.1234567))
+        #expect(close(l.altitudeEllipsoidMeters, 25.378) && close(l.altitudeMSLMeters, 28.849) && close(l.geoidSeparationMeters, -3.471))
+        #expect(close(l.horizontalAccuracyMeters, 1.038) && close(l.verticalAccuracyMeters, 1.603))
+        #expect(close(l.speedMetersPerSecond, 0.016) && close(l.courseDegrees, 31.4718) && close(l.speedAccuracyMetersPerSecond, 0.17))
+        #expect(close(l.courseAccuracyDegrees, 16.02) && close(l.timeAccuracySeconds, 30e-9) && l.satellitesUsed == 14)
+        #expect(close(l.hdop, 0.71) && close(l.vdop, 1.28) && close(l.pdop, 1.46))
+        #expect(l.leapSeconds == nil && l.integrity == nil && l.receiverHeadingDegrees == nil, "not reported: nil")
+        #expect(s.satellites.count == 1 && s.satellites[0].svid == 7 && s.satellites[0].used && s.satellitesUsed == 1)
+        #expect(s.time == l.time)
+    }
+
+    @Test func gpsTimeFromSOLAndTIMEGPSWithLeapSeconds() {
+        var a = UBXEpochAssembler()
+        var out: [Location] = []
+        var sol = PayloadWriter(52)
+        sol.u4(0, 494_575_000); sol.u4(4, -112_313); sol.u2(8, 1977); sol.u1(10, 2); sol.u1(11, 0xDF)
+        sol.u4(12, 30544931); sol.u4(16, -596389099); sol.u4(20, 223305173); sol.u4(24, 366); sol.u1(47, 6)
+        var tg = PayloadWriter(16); tg.u4(0, 494_575_000); tg.u2(8, 1977); tg.u1(10, 18); tg.u1(11, 7)
+        for m in [decoded(0x01, 0x06, sol), decoded(0x01, 0x20, tg)] { a.add(m) { if case .epoch(.fix(let l)) = $0 { out.append(l) } } }
+        a.finish { if case .epoch(.fix(let l)) = $0 { out.append(l) } }
+        #expect(out.count == 1)
+        #expect(out.first?.time?.iso8601(fractionDigits: 3) == "2017-12-01T17:22:37.000Z")
+        #expect(out.first?.leapSeconds == 18 && out.first?.mode == .twoD && out.first?.quality == .dgps)
+        #expect(close(out.first?.horizontalAccuracyMeters, 3.66), "NAV-SOL pAcc when nothing better")
+    }
+
+    @Test func integrityChangesAreReportedOnce() {
+        var a = UBXEpochAssembler()
+        var changes: [ReceiverIntegrity] = []
+        var hw = PayloadWriter(60); hw.u1(20, 4); hw.u1(22, 2 << 2); hw.u1(45, 120)
+        for _ in 0..<3 { a.add(decoded(0x0A, 0x09, hw)) { if case .integrity(let i) = $0 { changes.append(i) } } }
+        #expect(changes.count == 1)
+        #expect(changes.first?.jamming == .warning && changes.first?.antenna == .open && changes.first?.jammingIndicator == 120)
+        var status = PayloadWriter(16); status.u4(0, 1000); status.u1(4, 3); status.u1(7, 2 << 3)
+        a.add(decoded(0x01, 0x03, status)) { if case .integrity(let i) = $0 { changes.append(i) } }
+        #expect(changes.last?.spoofing == .indicated && changes.count == 2)
+    }
+
+    @Test func iTOWChangeEndsTheEpochAndLateEpochsAreDropped() {
+        var a = UBXEpochAssembler()
+        var times: [String] = []
+        let record: (UBXEpochAssembler.Output) -> Void = { if case .epoch(.fix(let l)) = $0 { times.append(l.time?.iso8601() ?? "nil") } }
+        a.add(pvt(iTOW: 1000, second: 1), record)
+        a.add(pvt(iTOW: 2000, second: 2), record)
+        a.add(pvt(iTOW: 1000, second: 1), record)  // late: behind an emitted fix
+        a.add(pvt(iTOW: 3000, second: 3), record)
+        a.finish(record)
+        #expect(times == ["2024-06-01T12:00:01.000Z", "2024-06-01T12:00:02.000Z", "2024-06-01T12:00:03.000Z"])
+        #expect(a.staleEpochs == 1)
+    }
+}
+
+@Suite struct UBXHighPrecisionTests {
+    @Test func hpposllhAddsItsHighPrecisionParts() {
+        var w = PayloadWriter(36)
+        w.u4(4, 8000); w.u4(8, 1_705_001_248); w.u4(12, -458_775_915); w.u4(16, 100_123); w.u4(20, 90_456)
+        w.u1(24, 33); w.u1(25, -44); w.u1(26, 7); w.u1(27, -3); w.u4(28, 1415); w.u4(32, 2002)
+        guard case .navHPPOSLLH(let h) = decoded(0x01, 0x14, w) else { Issue.record("no HPPOSLLH"); return }
+        #expect(close(h.longitudeDegrees, 170.500124833, 1e-12) && close(h.latitudeDegrees, -45.877591544, 1e-12))
+        #expect(close(h.heightMeters, 100.1237, 1e-9) && close(h.heightMSLMeters, 90.4557, 1e-9))
+        #expect(close(h.horizontalAccuracyMeters, 0.1415, 1e-12) && close(h.verticalAccuracyMeters, 0.2002, 1e-12))
+    }
+}
