@@ -281,7 +281,12 @@ extension PositionSmoother {
                 let c = Double(stopCount)
                 let me = stopSum.east / c, mn = stopSum.north / c
                 let meanVariance = white / c
-                if held == nil { held = (kf.x[0], kf.x[1], (kf[0, 0] + kf[1, 1]) / 2) }
+                if held == nil {
+                    // The moving estimate, worth at least one fix: its variance is the filter's, but no more than the
+                    // white variance the fixes show (the filter's own is the receiver's claim at first, often far
+                    // too large, which would hold a poor point for the whole stop).
+                    held = (kf.x[0], kf.x[1], Swift.min((kf[0, 0] + kf[1, 1]) / 2, white))
+                }
                 if let h = held {
                     let d = ((me - h.east) * (me - h.east) + (mn - h.north) * (mn - h.north)).squareRoot()
                     let deadband = Swift.max(settings.holdMinimumDeadbandMeters, settings.holdDeadbandRadiusFactor

@@ -82,6 +82,7 @@ for (name, rawPath, truthPath, uere) in cases {
         let raw = try fixes(root + "/" + rawPath, uereMeters: uere)
         let truth = try truthFromGGA(root + "/" + truthPath, date: raw.first!.time!.civilDate)
         row(name, raw: raw, truth: truth)
+        if ProcessInfo.processInfo.environment["WORSTFILE"] == name { debugWorst(raw, truth) }
     } catch {
         print("| \(name) | error: \(error) |")
     }
@@ -118,6 +119,8 @@ func debugWorst(_ raw: [Location], _ truth: [Location]) {
         rows.append((LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!, s.latitudeDegrees!, s.longitudeDegrees!), i))
     }
     let worst = rows.max { $0.0 < $1.0 }!
+    let big = rows.filter { $0.0 > 2.6 }
+    print("big errors at: \(big.map { "\($0.1):\(f($0.0))" }.joined(separator: " "))")
     for i in max(0, worst.1 - 8)...min(sm.count - 1, worst.1 + 3) {
         let s = sm[i], r = raw[i], tr = tb[s.time!.nanosecondsSince1970 / 10_000_000]!
         let e = LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!, s.latitudeDegrees!, s.longitudeDegrees!)
