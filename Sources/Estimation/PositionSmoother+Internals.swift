@@ -47,6 +47,7 @@ extension PositionSmoother {
         stopSum = (0, 0); stopCount = 0
         lowSpeedSince = nil
         outputENU = nil
+        provisional = nil
         afterOutage = false
         resetInertialIntegration()
     }
@@ -243,6 +244,7 @@ extension PositionSmoother {
             stopSum = (m.east * c, m.north * c)
         }
         if let o = outputENU { outputENU = move(o) }
+        if let p = provisional { provisional = move(p) }
     }
 
     /// The smoothed location: the fix's other fields kept, position/velocity/accuracies from the filter.
@@ -258,8 +260,8 @@ extension PositionSmoother {
         // The filter averages with its adapted white variance; where the fixes' 1 s increments show more white noise
         // than that (covariance matching cannot resolve a noise far below the process noise), what is left after the
         // averaging is larger by the same ratio.
-        let adaptedWhite = (1 - settings.correlatedErrorFraction) * lastReportedVariance
-            * (settings.adaptiveMeasurementNoise ? adaptiveScale : 1)
+        // (The filter's model of a fix's variance, white and its Gauss–Markov share together.)
+        let adaptedWhite = lastReportedVariance * (settings.adaptiveMeasurementNoise ? adaptiveScale : 1)
         let whiteRatio = adaptedWhite > 0 ? (learned.white ?? 0) / adaptedWhite : 1
         let inflate = Swift.max(1, positionConsistency, whiteRatio)
         // The filter's uncertainty about where the receiver's fixes are centred (position + its modelled error state:
@@ -281,6 +283,9 @@ extension PositionSmoother {
                 let c = Double(stopCount)
                 let me = stopSum.east / c, mn = stopSum.north / c
                 let meanVariance = white / c
+                if held == nil, let p = provisional {
+                    held = (p.east, p.north, Swift.min((kf[0, 0] + kf[1, 1]) / 2, white))
+                }
                 if held == nil {
                     // The moving estimate, worth at least one fix: its variance is the filter's, but no more than the
                     // white variance the fixes show (the filter's own is the receiver's claim at first, often far
@@ -305,6 +310,13 @@ extension PositionSmoother {
             // Stopped: the speed is zero within what the receiver itself still measures.
             out.speedAccuracyMetersPerSecond = Swift.max(((kf[2, 2] + kf[3, 3]) / 2).squareRoot(), fix.speedMetersPerSecond ?? 0)
         } else {
+            // Slow enough to be stopping: the output waits where it is (the first slow fix's estimate) until the
+            // stop is confirmed or motion resumes, instead of drawing the filter's settling as path.
+            if lowSpeedSince != nil, measuredENU != nil, !afterOutage {
+                if let p = provisional { e = p.east; n = p.north } else { provisional = (e, n) }
+            } else {
+                provisional = nil
+            }
             let ve = kf.x[2], vn = kf.x[3]
             let sp = (ve * ve + vn * vn).squareRoot()
             out.speedMetersPerSecond = sp

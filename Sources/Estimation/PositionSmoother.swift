@@ -130,6 +130,8 @@ public struct PositionSmoother: Sendable {
     var lastReportedVariance = 25.0
     /// Where the output was at the last fix (for the convergence limit) and whether the last output was dead reckoned.
     var outputENU: (east: Double, north: Double)?
+    /// Where the output waits while the speed is low but the stop is not yet confirmed.
+    var provisional: (east: Double, north: Double)?
     var afterOutage = false
     // Inertial: navigation-frame acceleration, gravity direction and vertical rate, accumulated rotation since the
     // filter time, and a window of specific-force magnitudes for stationarity.
