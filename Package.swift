@@ -90,7 +90,7 @@ let package = Package(
                                                  .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
         .executableTarget(name: "WhereAmI", dependencies: ["LodestarKit"], swiftSettings: strict),
-        .executableTarget(name: "SmoothingEval", dependencies: ["Estimation", "Capture", "Pipeline", "NMEA", "LocationCore"],
+        .executableTarget(name: "SmoothingEval", dependencies: ["Estimation", "Capture", "Pipeline", "NMEA", "LocationCore", "TestSupport"],
                           swiftSettings: strict),
         // Heading evaluation on the real recordings in ../shared/data/mag (`make eval`).
         .executableTarget(name: "LodestarEval", dependencies: ["Magnetics", "Capture", "LocationCore", "Pipeline"], swiftSettings: strict),

@@ -47,6 +47,7 @@ extension PositionSmoother {
         stopSum = (0, 0); stopCount = 0
         lowSpeedSince = nil
         outputENU = nil
+        provisional = nil
         afterOutage = false
         resetInertialIntegration()
     }
@@ -162,8 +163,17 @@ extension PositionSmoother {
 
     mutating func velocityUpdate(fix: Location) {
         let s = settings
-        guard s.useVelocity, let sp = fix.speedMetersPerSecond, let c = fix.courseDegrees, sp.isFinite, c.isFinite,
-              sp >= s.minimumSpeedForCourseMetersPerSecond else { return }
+        guard s.useVelocity, let sp = fix.speedMetersPerSecond, sp.isFinite, sp >= 0 else { return }
+        guard let c = fix.courseDegrees, c.isFinite, sp >= s.minimumSpeedForCourseMetersPerSecond else {
+            // Below the course threshold the speed still says the velocity is small: each axis within the speed
+            // (and its σ) of zero. This stops the estimate with the vehicle instead of letting it coast into a stop.
+            let ss = fix.speedAccuracyMetersPerSecond ?? s.speedSigmaMetersPerSecond
+            let v = sp * sp + ss * ss
+            if kf.innovation((0, 0), a: (2, 3), b: (-1, -1), r: (v, 0, 0, v)).nis <= s.velocityGateChiSquare {
+                kf.update((0, 0), a: (2, 3), b: (-1, -1), r: (v, 0, 0, v))
+            }
+            return
+        }
         let rad = c * .pi / 180
         let ss = fix.speedAccuracyMetersPerSecond ?? s.speedSigmaMetersPerSecond
         let sc = (fix.courseAccuracyDegrees ?? s.courseSigmaDegrees) * .pi / 180 * sp
@@ -174,10 +184,44 @@ extension PositionSmoother {
         let rnn = va * a.1 * a.1 + vx * x.1 * x.1
         let ren = va * a.0 * a.1 + vx * x.0 * x.1
         let z = (sp * a.0, sp * a.1), r = (ree, ren, ren, rnn)
-        if kf.innovation(z, a: (2, 3), b: (-1, -1), r: r).nis <= s.velocityGateChiSquare {
+        let inn = kf.innovation(z, a: (2, 3), b: (-1, -1), r: r)
+        if inn.nis <= s.velocityGateChiSquare {
             kf.update(z, a: (2, 3), b: (-1, -1), r: r)
         }
+        if inn.nis.isFinite {
+            velocityInnovations += 1
+            let w = Swift.max(s.adaptiveWeight, 1 / Double(velocityInnovations))
+            velocityConsistency += w * (Swift.min(inn.nis, 4 * s.velocityGateChiSquare) / 2 - velocityConsistency)
+        }
     }
+
+    /// Feeds an accepted fix to the error-structure analysis: the measured position with the receiver's own velocity.
+    mutating func learnErrorStructure(fix: Location, t: Timestamp, z: (Double, Double)) {
+        var v: (east: Double, north: Double)? = nil
+        if let sp = fix.speedMetersPerSecond, sp.isFinite {
+            if let c = fix.courseDegrees, c.isFinite {
+                v = (sp * sin(c * .pi / 180), sp * cos(c * .pi / 180))
+            } else if sp < settings.minimumSpeedForCourseMetersPerSecond {
+                v = (0, 0)
+            }
+        }
+        if let vv = v, !isStationary {
+            if let l = lastDoppler, Double(t.nanosecondsSince1970 - l.t.nanosecondsSince1970) / 1e9 <= 1.5 {
+                let p = ((vv.east - l.east) * (vv.east - l.east) + (vv.north - l.north) * (vv.north - l.north)) / 4
+                dopplerCount += 1
+                let w = Swift.max(settings.adaptiveWeight, 1 / Double(dopplerCount))
+                dopplerNoise = dopplerNoise.isNaN ? p : dopplerNoise + w * (p - dopplerNoise)
+            }
+            lastDoppler = (vv.east, vv.north, t)
+        } else {
+            lastDoppler = nil
+        }
+        errorStructure.add(time: Double(t.nanosecondsSince1970) / 1e9, east: z.0, north: z.1, velocity: v,
+                           stationary: isStationary)
+    }
+
+    /// The learned split of the receiver's per-axis variance for the current claim.
+    var errorEstimate: ErrorStructure.Estimate { errorStructure.estimate(claim: lastReportedVariance) }
 
     mutating func reanchorIfNeeded() {
         guard let fr = frame else { return }
@@ -187,18 +231,20 @@ extension PositionSmoother {
         let nf = LocalTangentFrame(latitudeDegrees: g.latitudeDegrees, longitudeDegrees: g.longitudeDegrees)
         frame = nf
         kf.x[0] = 0; kf.x[1] = 0
+        errorStructure.shift(east: e, north: n)
         func move(_ p: (east: Double, north: Double)) -> (east: Double, north: Double) {
             let pg = fr.geodetic(east: p.east, north: p.north)
             let q = nf.enu(latitudeDegrees: pg.latitudeDegrees, longitudeDegrees: pg.longitudeDegrees)
             return (q.east, q.north)
         }
-        if let h = held { let m = move((h.east, h.north)); held = (m.east, m.north, h.radius) }
+        if let h = held { let m = move((h.east, h.north)); held = (m.east, m.north, h.variance) }
         if stopCount > 0 {
             let c = Double(stopCount)
             let m = move((stopSum.east / c, stopSum.north / c))
             stopSum = (m.east * c, m.north * c)
         }
         if let o = outputENU { outputENU = move(o) }
+        if let p = provisional { provisional = move(p) }
     }
 
     /// The smoothed location: the fix's other fields kept, position/velocity/accuracies from the filter.
@@ -206,46 +252,93 @@ extension PositionSmoother {
     mutating func output(from fix: Location, measured: Double?, measuredENU: (east: Double, north: Double)? = nil) -> Location {
         guard let fr = frame else { return fix }
         var e = kf.x[0], n = kf.x[1]
-        var radius = HorizontalError.radius68(pee: kf[0, 0], pnn: kf[1, 1], pen: kf[0, 1])
         var out = fix
+        let learned = errorEstimate
+        // The receiver's white variance: what its 1 s increments show, never more than it claims.
+        let white = Swift.min(learned.white ?? lastReportedVariance, lastReportedVariance)
+        // The filter's own covariance (its average of the white noise) plus what no averaging removes.
+        // The filter averages with its adapted white variance; where the fixes' 1 s increments show more white noise
+        // than that (covariance matching cannot resolve a noise far below the process noise), what is left after the
+        // averaging is larger by the same ratio.
+        // (The filter's model of a fix's variance, white and its Gauss–Markov share together.)
+        let adaptedWhite = lastReportedVariance * (settings.adaptiveMeasurementNoise ? adaptiveScale : 1)
+        let whiteRatio = adaptedWhite > 0 ? (learned.white ?? 0) / adaptedWhite : 1
+        let inflate = Swift.max(1, positionConsistency, whiteRatio)
+        // The filter's uncertainty about where the receiver's fixes are centred (position + its modelled error state:
+        // what averaging the white noise leaves), scaled when its innovations show it too small.
+        let see = kf[0, 0] + kf[4, 4] + 2 * kf[0, 4], snn = kf[1, 1] + kf[5, 5] + 2 * kf[1, 5]
+        let sen = kf[0, 1] + kf[4, 5] + kf[0, 5] + kf[4, 1]
+        var pee = Swift.max(0, see) * inflate + learned.slow, pnn = Swift.max(0, snn) * inflate + learned.slow
+        var pen = sen * inflate
+        var offset = 0.0
         if isStationary {
-            // Held at the mean of the fixes since the stop began (the best static estimate); the held point moves to
-            // a new mean only when that differs by more than the mean's own uncertainty (the reported 68 % radius
-            // / √n, times `holdDeadbandRadiusFactor`), so parked jitter draws (almost) no path.
+            // Held at the mean of the fixes since the stop began (the best static estimate, seeded with the moving
+            // estimate); the held point moves to a new mean only when the two differ significantly: by more than
+            // `holdDeadbandRadiusFactor` × the 68 % radius of their difference (the held point's variance and the
+            // white noise left in the mean), so parked jitter draws (almost) no path.
             if let m = measuredENU {
                 stopSum.east += m.east; stopSum.north += m.north; stopCount += 1
             }
             if stopCount > 0 {
-                let me = stopSum.east / Double(stopCount), mn = stopSum.north / Double(stopCount)
-                let reportedRadius = HorizontalError.radius68PerSigma * lastReportedVariance.squareRoot()
-                let deadband = Swift.max(settings.holdMinimumDeadbandMeters,
-                                         settings.holdDeadbandRadiusFactor * reportedRadius / Double(stopCount).squareRoot())
-                if let h = held, ((me - h.east) * (me - h.east) + (mn - h.north) * (mn - h.north)).squareRoot() <= deadband {
-                    e = h.east; n = h.north
-                } else {
-                    held = (me, mn, radius)
-                    e = me; n = mn
+                let c = Double(stopCount)
+                let me = stopSum.east / c, mn = stopSum.north / c
+                let meanVariance = white / c
+                if held == nil, let p = provisional {
+                    held = (p.east, p.north, Swift.min((kf[0, 0] + kf[1, 1]) / 2, white))
                 }
-                radius = Swift.max(radius, reportedRadius / Double(stopCount).squareRoot())
+                if held == nil {
+                    // The moving estimate, worth at least one fix: its variance is the filter's, but no more than the
+                    // white variance the fixes show (the filter's own is the receiver's claim at first, often far
+                    // too large, which would hold a poor point for the whole stop).
+                    held = (kf.x[0], kf.x[1], Swift.min((kf[0, 0] + kf[1, 1]) / 2, white))
+                }
+                if let h = held {
+                    let d = ((me - h.east) * (me - h.east) + (mn - h.north) * (mn - h.north)).squareRoot()
+                    let deadband = Swift.max(settings.holdMinimumDeadbandMeters, settings.holdDeadbandRadiusFactor
+                                             * HorizontalError.radius68PerSigma * (h.variance + meanVariance).squareRoot())
+                    if d > deadband { held = (me, mn, meanVariance) }
+                }
+                let h = held!
+                e = h.east; n = h.north
+                offset = ((me - h.east) * (me - h.east) + (mn - h.north) * (mn - h.north)).squareRoot()
+                // The mean's error (white noise left after c fixes, and the slow part) plus how far the held point is from it.
+                pee = meanVariance + learned.slow; pnn = pee; pen = 0
             } else if let h = held {
                 e = h.east; n = h.north
             }
             out.speedMetersPerSecond = 0
+            // Stopped: the speed is zero within what the receiver itself still measures.
+            out.speedAccuracyMetersPerSecond = Swift.max(((kf[2, 2] + kf[3, 3]) / 2).squareRoot(), fix.speedMetersPerSecond ?? 0)
         } else {
+            // Slow enough to be stopping: the output waits where it is (the first slow fix's estimate) until the
+            // stop is confirmed or motion resumes, instead of drawing the filter's settling as path.
+            if lowSpeedSince != nil, measuredENU != nil, !afterOutage {
+                if let p = provisional { e = p.east; n = p.north } else { provisional = (e, n) }
+            } else {
+                provisional = nil
+            }
             let ve = kf.x[2], vn = kf.x[3]
             let sp = (ve * ve + vn * vn).squareRoot()
             out.speedMetersPerSecond = sp
-            out.speedAccuracyMetersPerSecond = ((kf[2, 2] + kf[3, 3]) / 2).squareRoot()
+            // Scaled by what the velocity innovations show (their normalised power: below 1 when the receiver's
+            // speed and course are better than assumed, above 1 when worse).
+            var vInflate = Swift.max(0.01, velocityConsistency)
+            let pv = (kf[2, 2] + kf[3, 3]) / 2
+            if dopplerCount >= 10, pv * vInflate > dopplerNoise, pv > 0 { vInflate = dopplerNoise / pv }
+            out.speedAccuracyMetersPerSecond = (pv * vInflate).squareRoot()
             if sp >= settings.minimumSpeedForCourseMetersPerSecond {
                 out.courseDegrees = Angle.normalizedDegrees(atan2(ve, vn) * 180 / .pi)
                 // The velocity's uncertainty across the track, as an angle (same σ convention as the speed's).
                 let ue = vn / sp, un = -ve / sp
-                let across = ue * ue * kf[2, 2] + 2 * ue * un * kf[2, 3] + un * un * kf[3, 3]
+                // Course error comes mostly from the filter's own lag in turns, not the receiver's velocity noise: only
+                // inflated when the velocity innovations are larger than predicted.
+                let across = (ue * ue * kf[2, 2] + 2 * ue * un * kf[2, 3] + un * un * kf[3, 3]) * Swift.max(1, velocityConsistency)
                 out.courseAccuracyDegrees = min(180, atan2(Swift.max(0, across).squareRoot(), sp) * 180 / .pi)
             } else if fix.courseDegrees == nil {
                 out.courseDegrees = nil
             }
         }
+        var radius = HorizontalError.radius68(pee: pee, pnn: pnn, pen: pen) + offset
         // After dead reckoning, converge on the corrected estimate by at most the new fix's radius per fix.
         if afterOutage, settings.limitConvergenceJump, let m = measured, let o = outputENU {
             let de = e - o.east, dn = n - o.north
@@ -259,18 +352,13 @@ extension PositionSmoother {
         } else if measured != nil {
             afterOutage = false
         }
-        // The 68 % radius: the filter's own (adapted) uncertainty combined with the part of the receiver's error that no
-        // filter can see (its slowly wandering bias), taken as `reportedAccuracyShare` of the receiver's radius.
-        let reportedRadius = HorizontalError.radius68PerSigma * lastReportedVariance.squareRoot()
-        let share = settings.reportedAccuracyShare * reportedRadius
-        radius = (radius * radius + share * share).squareRoot()
         outputENU = (e, n)
         let g = fr.geodetic(east: e, north: n)
         out.latitudeDegrees = g.latitudeDegrees
         out.longitudeDegrees = g.longitudeDegrees
         out.horizontalAccuracyMeters = radius
-        out.latitudeErrorMeters = kf[1, 1].squareRoot()
-        out.longitudeErrorMeters = kf[0, 0].squareRoot()
+        out.latitudeErrorMeters = pnn.squareRoot()
+        out.longitudeErrorMeters = pee.squareRoot()
         out.isStationary = isStationary
         out.isSmoothed = true
         lastOutput = out

@@ -36,7 +36,6 @@ extension PositionSmoother.Settings {
         "holdMinimumDeadbandMeters": \.holdMinimumDeadbandMeters,
         "holdDeadbandRadiusFactor": \.holdDeadbandRadiusFactor,
         "maximumOutageSeconds": \.maximumOutageSeconds,
-        "reportedAccuracyShare": \.reportedAccuracyShare,
         "reanchorDistanceMeters": \.reanchorDistanceMeters,
     ]
     nonisolated(unsafe) static let booleanKeys: [String: WritableKeyPath<PositionSmoother.Settings, Bool>] = [  // immutable after init

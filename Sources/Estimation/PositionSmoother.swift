@@ -82,10 +82,6 @@ public struct PositionSmoother: Sendable {
         /// When GNSS returns after an outage, the output moves towards the corrected estimate by at most the new
         /// fix's 68 % radius per fix (no jump larger than the fix's accuracy).
         public var limitConvergenceJump = true
-        /// Share of the receiver's own 68 % radius added (in quadrature) to the filter's radius in the reported
-        /// accuracy: the receiver's slow bias, which no filter can observe. Measured on three drives (docs/smoothing.md):
-        /// the receivers' radii were about 3× larger than their 68 % errors.
-        public var reportedAccuracyShare: Double = 0.27
         /// Re-anchor the tangent frame when the estimate is this far from the anchor.
         public var reanchorDistanceMeters: Double = 10_000
         public init() {}
@@ -112,12 +108,30 @@ public struct PositionSmoother: Sendable {
     var predictedPower = Double.nan
     var adaptiveCount = 0
     var lowSpeedSince: Timestamp?
-    var held: (east: Double, north: Double, radius: Double)?
+    /// The held point and its per-axis variance (m²).
+    var held: (east: Double, north: Double, variance: Double)?
+    /// How the receiver's error decorrelates, learned from its fixes (the accuracy's slow part and the white part).
+    public internal(set) var errorStructure = ErrorStructure()
+    /// Velocity consistency: running mean of the normalised velocity innovation (χ²/2, 1 when the filter's velocity
+    /// covariance is right), for honest speed and course accuracies.
+    public internal(set) var velocityConsistency = 1.0
+    /// The same for the position innovations with the adapted noise: above 1, the filter's own covariance is too
+    /// small for what its innovations show (model mismatch, e.g. lag in manoeuvres) and is scaled up in the accuracy.
+    public internal(set) var positionConsistency = 1.0
+    /// The receiver's velocity noise per axis (m²/s²): half the mean square of its 1 s velocity increments (an upper
+    /// bound: true changes of velocity count too). The filter's speed is never less accurate than the receiver's.
+    public internal(set) var dopplerNoise = Double.nan
+    var lastDoppler: (east: Double, north: Double, t: Timestamp)?
+    var dopplerCount = 0
+    var positionInnovations = 0
+    var velocityInnovations = 0
     var stopSum: (east: Double, north: Double) = (0, 0)
     var stopCount = 0
     var lastReportedVariance = 25.0
     /// Where the output was at the last fix (for the convergence limit) and whether the last output was dead reckoned.
     var outputENU: (east: Double, north: Double)?
+    /// Where the output waits while the speed is low but the stop is not yet confirmed.
+    var provisional: (east: Double, north: Double)?
     var afterOutage = false
     // Inertial: navigation-frame acceleration, gravity direction and vertical rate, accumulated rotation since the
     // filter time, and a window of specific-force magnitudes for stationarity.
@@ -180,8 +194,14 @@ public struct PositionSmoother: Sendable {
             return output(from: fix, measured: nil)
         }
         consecutiveRejections = 0
+        if inn.nis.isFinite {
+            positionInnovations += 1
+            let w = Swift.max(settings.adaptiveWeight, 1 / Double(positionInnovations))
+            positionConsistency += w * (Swift.min(inn.nis, 4 * settings.positionGateChiSquare) / 2 - positionConsistency)
+        }
         adapt(innovation: inn, reported: (1 - f) * (varE + varN) / 2, r: r)
         kf.update((z.east, z.north), a: (0, 1), b: (4, 5), r: r)
+        learnErrorStructure(fix: fix, t: t, z: (z.east, z.north))
         if isStationary {
             zeroVelocityUpdate()
             lastOutcome = .held

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
 import LocationCore
 
 /// Raw-vs-smoothed accuracy of fixes against a truth track, matched by time stamp. Pure.
@@ -7,6 +12,10 @@ public enum SmoothingEvaluation {
         public var p50 = Double.nan, p68 = Double.nan, p95 = Double.nan, max = Double.nan
         /// Fraction of epochs whose error is within the reported horizontalAccuracyMeters (honest ≈ 0.68).
         public var withinReportedAccuracy = Double.nan
+        /// The same for speed (speedAccuracyMetersPerSecond) and course (courseAccuracyDegrees, where the truth moves
+        /// at ≥ 2 m/s), against the truth's speed and course (its own when given, else from its positions).
+        public var withinSpeedAccuracy = Double.nan
+        public var withinCourseAccuracy = Double.nan
         /// Path length of the fixes while the truth is stopped, scaled to 180 s.
         public var parkedPathPer180s = Double.nan
         /// Largest path length over any 180 s window (or shorter stop) while the truth is stopped.
@@ -26,9 +35,22 @@ public enum SmoothingEvaluation {
     public static func evaluate(raw: [Location], smoothed: [Location], truth: [Location],
                                 stopSpeed: Double = 0.2, minimumStopSeconds: Double = 10) -> Report {
         var truthByTime: [Int64: Location] = [:]
-        for t in truth { if let ts = t.time, t.latitudeDegrees != nil { truthByTime[key(ts)] = t } }
         // Truth stopped flags.
-        let sortedTruth = truth.filter { $0.time != nil && $0.latitudeDegrees != nil }.sorted { $0.time! < $1.time! }
+        var sortedTruth = truth.filter { $0.time != nil && $0.latitudeDegrees != nil }.sorted { $0.time! < $1.time! }
+        // Speed and course from the truth's positions where it gives none (central differences over ≈ 1 s).
+        for i in sortedTruth.indices where sortedTruth[i].speedMetersPerSecond == nil {
+            let t = sortedTruth[i].time!.secondsSince1970
+            var a = i, b = i
+            while a > 0, t - sortedTruth[a].time!.secondsSince1970 < 0.5 { a -= 1 }
+            while b < sortedTruth.count - 1, sortedTruth[b].time!.secondsSince1970 - t < 0.5 { b += 1 }
+            let dt = sortedTruth[b].time!.secondsSince1970 - sortedTruth[a].time!.secondsSince1970
+            guard dt > 0, dt <= 3 else { continue }
+            let fr = LocalTangentFrame(latitudeDegrees: sortedTruth[a].latitudeDegrees!, longitudeDegrees: sortedTruth[a].longitudeDegrees!)
+            let d = fr.enu(latitudeDegrees: sortedTruth[b].latitudeDegrees!, longitudeDegrees: sortedTruth[b].longitudeDegrees!)
+            sortedTruth[i].speedMetersPerSecond = (d.east * d.east + d.north * d.north).squareRoot() / dt
+            sortedTruth[i].courseDegrees = Angle.normalizedDegrees(atan2(d.east, d.north) * 180 / .pi)
+        }
+        for t in sortedTruth { truthByTime[key(t.time!)] = t }
         var stoppedKeys = Set<Int64>()
         var runStart = 0
         func speed(_ a: Location, _ b: Location) -> Double {
@@ -64,7 +86,7 @@ public enum SmoothingEvaluation {
 
     static func stats(_ fixes: [Location], _ truth: [Int64: Location], _ stopped: Set<Int64>) -> (ErrorStats, Int, Double) {
         var errors: [Double] = []
-        var within = 0, withAccuracy = 0
+        var within = 0, withAccuracy = 0, speedWithin = 0, speedCount = 0, courseWithin = 0, courseCount = 0
         // Stopped segments of this fix stream: consecutive matched epochs inside stopped truth.
         var segments: [[(t: Double, lat: Double, lon: Double)]] = []
         var current: [(t: Double, lat: Double, lon: Double)] = []
@@ -74,6 +96,13 @@ public enum SmoothingEvaluation {
             let e = LocalTangentFrame.distanceMeters(tlat, tlon, lat, lon)
             errors.append(e)
             if let h = f.horizontalAccuracyMeters { withAccuracy += 1; if e <= h { within += 1 } }
+            if let ts = tr.speedMetersPerSecond, let sp = f.speedMetersPerSecond, let a = f.speedAccuracyMetersPerSecond {
+                speedCount += 1; if abs(sp - ts) <= a { speedWithin += 1 }
+            }
+            if let ts = tr.speedMetersPerSecond, ts >= 2, let tc = tr.courseDegrees, let c = f.courseDegrees,
+               let a = f.courseAccuracyDegrees {
+                courseCount += 1; if abs(Angle.normalizedDegrees(c - tc + 180) - 180) <= a { courseWithin += 1 }
+            }
             if stopped.contains(key(t)) {
                 if let last = current.last, t.secondsSince1970 - last.t > 2.5 { segments.append(current); current = [] }
                 current.append((t.secondsSince1970, lat, lon))
@@ -86,6 +115,8 @@ public enum SmoothingEvaluation {
         st.p50 = percentile(sorted, 0.5); st.p68 = percentile(sorted, 0.68); st.p95 = percentile(sorted, 0.95)
         st.max = sorted.last ?? .nan
         st.withinReportedAccuracy = withAccuracy > 0 ? Double(within) / Double(withAccuracy) : .nan
+        st.withinSpeedAccuracy = speedCount > 0 ? Double(speedWithin) / Double(speedCount) : .nan
+        st.withinCourseAccuracy = courseCount > 0 ? Double(courseWithin) / Double(courseCount) : .nan
         var path = 0.0, seconds = 0.0, worst = 0.0, excursion = 0.0
         for seg in segments where seg.count >= 2 {
             seconds += seg.last!.t - seg.first!.t

@@ -6,6 +6,7 @@ import Estimation
 import LocationCore
 import NMEA
 import Pipeline
+import TestSupport
 
 func fixes(_ path: String, uereMeters: Double? = nil, date: CivilDate? = nil) throws -> [Location] {
     var settings = Pipeline.Settings()
@@ -62,43 +63,82 @@ func f(_ x: Double) -> String {
     let r = (x * 100).rounded() / 100
     return "\(r)"
 }
-print("| file | n | stopped s | p50 raw→sm | p68 raw→sm | p95 raw→sm (ratio) | max raw→sm | parked path /180 s raw→sm | worst 180 s raw→sm | parked excursion raw→sm | within acc raw→sm |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+print("| file | n | stopped s | p50 raw→sm | p68 raw→sm | p95 raw→sm (ratio) | max raw→sm | parked path /180 s raw→sm | worst 180 s raw→sm | parked excursion raw→sm | within h raw→sm | within speed raw→sm | within course raw→sm |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+func row(_ name: String, raw: [Location], truth: [Location], settings st: PositionSmoother.Settings = .default) {
+    row(name, runs: [(raw, truth)], settings: st)
+}
+/// Runs smoothed separately (one smoother each), evaluated pooled.
+func row(_ name: String, runs: [(fixes: [Location], truth: [Location])], settings st: PositionSmoother.Settings = .default) {
+    let raw = runs.flatMap(\.fixes), truth = runs.flatMap(\.truth)
+    let sm = runs.flatMap { SmoothingEvaluation.smooth($0.fixes, settings: st) }
+    if ProcessInfo.processInfo.environment["DEBUG"] != nil { debugStructure(raw, st) }
+    let r = SmoothingEvaluation.evaluate(raw: raw, smoothed: sm, truth: truth)
+    let a = r.raw, b = r.smoothed
+    print("| \(name) | \(r.matchedEpochs) | \(Int(r.stoppedSeconds)) | \(f(a.p50))→\(f(b.p50)) | \(f(a.p68))→\(f(b.p68)) | \(f(a.p95))→\(f(b.p95)) (\(f(b.p95 / a.p95))) | \(f(a.max))→\(f(b.max)) | \(f(a.parkedPathPer180s))→\(f(b.parkedPathPer180s)) | \(f(a.worstParkedPath180s))→\(f(b.worstParkedPath180s)) | \(f(a.parkedMaxExcursion))→\(f(b.parkedMaxExcursion)) | \(f(a.withinReportedAccuracy))→\(f(b.withinReportedAccuracy)) | \(f(a.withinSpeedAccuracy))→\(f(b.withinSpeedAccuracy)) | \(f(a.withinCourseAccuracy))→\(f(b.withinCourseAccuracy)) |")
+}
 for (name, rawPath, truthPath, uere) in cases {
     do {
         let raw = try fixes(root + "/" + rawPath, uereMeters: uere)
         let truth = try truthFromGGA(root + "/" + truthPath, date: raw.first!.time!.civilDate)
-        // VAR=key=value,… adds a row with changed settings (a tuning aid); otherwise only the defaults run.
-        let variant = ProcessInfo.processInfo.environment["VAR"]
-        for label in variant == nil ? ["default"] : ["default", "variant"] {
-        var st = PositionSmoother.Settings.default
-        if label == "variant" {
-            for kv in (variant ?? "").split(separator: ",") {
-                let p = kv.split(separator: "="); guard p.count == 2, let v = Double(p[1]) else { continue }
-                switch p[0] {
-                case "holdFactor": st.holdDeadbandRadiusFactor = v
-                case "holdMin": st.holdMinimumDeadbandMeters = v
-                case "adaptive": st.adaptiveMeasurementNoise = v != 0
-                case "minScale": st.adaptiveScaleMinimum = v
-                case "f": st.correlatedErrorFraction = v
-                case "tau": st.correlatedErrorTimeConstantSeconds = v
-                case "q": st.accelerationNoiseDensity = v
-                case "w": st.adaptiveWeight = v
-                case "share": st.reportedAccuracyShare = v
-                case "exit": st.stationaryExitSpeedMetersPerSecond = v
-                case "enter": st.stationaryEnterSpeedMetersPerSecond = v
-                default: print("unknown \(p[0])")
-                }
-            }
-        }
-        let sm = SmoothingEvaluation.smooth(raw, settings: st)
-        let r = SmoothingEvaluation.evaluate(raw: raw, smoothed: sm, truth: truth)
-        let a = r.raw, b = r.smoothed
-        print("| \(name) \(label) | \(r.matchedEpochs) | \(Int(r.stoppedSeconds)) | \(f(a.p50))→\(f(b.p50)) | \(f(a.p68))→\(f(b.p68)) | \(f(a.p95))→\(f(b.p95)) (\(f(b.p95 / a.p95))) | \(f(a.max))→\(f(b.max)) | \(f(a.parkedPathPer180s))→\(f(b.parkedPathPer180s)) | \(f(a.worstParkedPath180s))→\(f(b.worstParkedPath180s)) | \(f(a.parkedMaxExcursion))→\(f(b.parkedMaxExcursion)) | \(f(a.withinReportedAccuracy))→\(f(b.withinReportedAccuracy)) |")
-        }
+        row(name, raw: raw, truth: truth)
+        if ProcessInfo.processInfo.environment["WORSTFILE"] == name { debugWorst(raw, truth) }
     } catch {
         print("| \(name) | error: \(error) |")
     }
 }
+// Simulated receivers (Tests/TestSupport/SimulatedReceiver.swift): 30-minute stop-and-go drives, seeds 1…8, each
+// smoothed on its own, evaluated pooled.
+let simulatedSeeds = 8
+for receiver in SimulatedReceiver.catalogue {
+    row("sim: \(receiver.name)", runs: (1...simulatedSeeds).map { receiver.run(seed: UInt64($0)) })
+}
 
 walkEvaluation(root: root)
+
+func debugStructure(_ raw: [Location], _ st: PositionSmoother.Settings) {
+    var sm = PositionSmoother(settings: st)
+    var i = 0
+    for r in raw {
+        _ = sm.process(fix: r); i += 1
+        if i % 300 == 0 || i == raw.count {
+            let claim = pow((r.horizontalAccuracyMeters ?? 0) / 1.5096, 2)
+            let e = sm.errorStructure.estimate(claim: claim)
+            let lags = (0..<8).map { k in "\(f(sm.errorStructure.structure(lag: k) ?? .nan))/\(f(sm.errorStructure.independentSamples(lag: k)))" }
+            print("  [\(i)] claim \(f(claim)) white \(f(e.white ?? .nan)) total \(f(e.total)) slow \(f(e.slow)) L* \(e.longestLagSeconds) n \(f(e.evidence)) rising \(f(e.rising)) | \(lags.joined(separator: " ")) | moving \((0..<8).map { f(sm.errorStructure.movingStructure(lag: $0) ?? .nan) }.joined(separator: " "))")
+        }
+    }
+}
+func debugWorst(_ raw: [Location], _ truth: [Location]) {
+    let sm = SmoothingEvaluation.smooth(raw)
+    var tb: [Int64: Location] = [:]
+    for t in truth { tb[t.time!.nanosecondsSince1970 / 10_000_000] = t }
+    var rows: [(Double, Int)] = []
+    for (i, s) in sm.enumerated() {
+        guard let tr = tb[s.time!.nanosecondsSince1970 / 10_000_000] else { continue }
+        rows.append((LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!, s.latitudeDegrees!, s.longitudeDegrees!), i))
+    }
+    let worst = rows.max { $0.0 < $1.0 }!
+    let big = rows.filter { $0.0 > 2.6 }
+    print("big errors at: \(big.map { "\($0.1):\(f($0.0))" }.joined(separator: " "))")
+    for i in max(0, worst.1 - 8)...min(sm.count - 1, worst.1 + 3) {
+        let s = sm[i], r = raw[i], tr = tb[s.time!.nanosecondsSince1970 / 10_000_000]!
+        let e = LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!, s.latitudeDegrees!, s.longitudeDegrees!)
+        print("   \(i) sacc \(f(s.speedAccuracyMetersPerSecond ?? .nan)) cacc \(f(s.courseAccuracyDegrees ?? .nan)) c \(f(s.courseDegrees ?? .nan)) tc \(f(tr.courseDegrees ?? .nan)) err \(f(e)) acc \(f(s.horizontalAccuracyMeters ?? .nan)) stat \(s.isStationary ?? false) sp raw \(f(r.speedMetersPerSecond ?? .nan)) sm \(f(s.speedMetersPerSecond ?? .nan)) truth \(f(tr.speedMetersPerSecond ?? .nan))")
+    }
+}
+if ProcessInfo.processInfo.environment["WORST"] != nil {
+    let (raw, truth) = SimulatedReceiver.catalogue[Int(ProcessInfo.processInfo.environment["WORST"]!)!].run(seed: 1)
+    debugWorst(raw, truth)
+    let sm = SmoothingEvaluation.smooth(raw)
+    var tb: [Int64: Location] = [:]
+    for t in truth { tb[t.time!.nanosecondsSince1970 / 10_000_000] = t }
+    var c = [0, 0, 0, 0]
+    for s in sm {
+        let tr = tb[s.time!.nanosecondsSince1970 / 10_000_000]!
+        let e = LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!, s.latitudeDegrees!, s.longitudeDegrees!)
+        let k = s.isStationary == true ? 2 : 0
+        c[k] += 1; if e <= s.horizontalAccuracyMeters! { c[k + 1] += 1 }
+    }
+    print("moving within \(c[1])/\(c[0]) stationary within \(c[3])/\(c[2])")
+}

@@ -82,12 +82,14 @@ func path(_ fixes: ArraySlice<Location>) -> Double {
             Double(s.indices.dropFirst(20).filter { track.error(s[$0], $0) <= s[$0].horizontalAccuracyMeters! }.count)
                 / Double(s.count - 20)
         }
-        var white = PositionSmoother.Settings.default
-        white.correlatedErrorFraction = 0
-        let w = within(SmoothingEvaluation.smooth(raw, settings: white))
-        print("straight: within reported accuracy, default \(within(sm)), white-noise model \(w)")
-        #expect(w > 0.6)  // never over-confident here (measured: 0.88)
-        withKnownIssue("68 % honesty target: measured 0.88 within the radius with the white-noise model (conservative)") {
+        // Honest: white noise with an honest claim — the learned accuracy (white part averaged, nothing slow) holds
+        // about 68 % of the errors.
+        let w = within(sm)
+        print("straight: within reported accuracy \(w)")
+        #expect(w > 0.6)
+        // Measured 0.85 (0.88 before): without stops there is no long-lag evidence, and the split of the claim into
+        // white and slow (claim − S(1 s)) keeps the sampling error of S(1 s) as slow variance.
+        withKnownIssue("68 % honesty target on white noise: measured 0.85 within the radius (conservative)") {
             #expect(w < 0.76)
         }
     }
@@ -125,14 +127,9 @@ func path(_ fixes: ArraySlice<Location>) -> Double {
         for f in raw { sm.append(smoother.process(fix: f)); stationary.append(smoother.isStationary) }
         let parkedRaw = path(raw[30..<210]), parkedSm = path(sm[30..<210])
         print("parked 180 s: raw path \(parkedRaw) m, smoothed \(parkedSm) m; stationary at \(stationary.firstIndex(of: true) ?? -1)")
-        // Target from issue 5: ≤ 1 m per 3 min. On this white-noise track the hold (at the mean of the parked
-        // fixes, re-centred beyond 2 × radius / √n) draws 12.3 m (raw 1010 m); the earlier hold drew 5.6 m here but
-        // 5–17 m on the real Pixel 4 stops, where this one draws 0.26 m (MTV-1). Both levels stay visible.
-        #expect(parkedSm <= 13.0)
-        withKnownIssue("parked false path on white noise: measured 12.3 m per 3 min (earlier hold 5.6 m; target 1 m)") {
-            #expect(parkedSm <= 6.0)
-            #expect(parkedSm <= 1.0)
-        }
+        // Target from issue 5: ≤ 1 m per 3 min.
+        #expect(parkedSm <= 6.0)
+        #expect(parkedSm <= 1.0)
         #expect(stationary[40] && !stationary[215])
         // Held at a point near the truth (5 m noise): within the reported radius.
         #expect(track.error(sm[150], 150) <= sm[150].horizontalAccuracyMeters!)
