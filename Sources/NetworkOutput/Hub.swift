@@ -19,7 +19,7 @@ public struct Broadcast: Sendable {
 final class Hub: @unchecked Sendable {
     /// Clients connected right now, readable from any thread (a replay skips waiting for clients when 0).
     let connectedCount = Atomic<Int>(0)
-    enum Flavor: Sendable { case gpsd, nmea }
+    enum Flavor: Sendable { case gpsd, nmea, events }
 
     let loop: any EventLoop
     let flavor: Flavor
@@ -50,6 +50,7 @@ final class Hub: @unchecked Sendable {
         defer { nextID += 1 }
         var policy = WatchPolicy()
         if flavor == .nmea { policy.enable = true; policy.nmea = true }
+        if flavor == .events { policy.enable = true; policy.json = true }  // the service: every event on connect
         return ClientHandler(hub: self, id: nextID, policy: policy)
     }
 

@@ -10,6 +10,9 @@ public final class NetworkOutputs: OutputEventConsumer {
     public var nmea: OutputServer?
     public var udp: UDPNMEASender?
     public var chrony: ChronySOCKSink?
+    /// The location service (`--service`): every event as a Lodestar JSON line.
+    public var events: OutputServer?
+    private var eventEncoder = LodestarJSONEncoder()
     private var json: GpsdJSONEncoder
     private var nmeaEncoder: NMEAOutputEncoder
     private var scratch = LocationCore.ByteBuffer(capacity: 1 << 14)
@@ -19,7 +22,7 @@ public final class NetworkOutputs: OutputEventConsumer {
         nmeaEncoder = NMEAOutputEncoder(headingTalker: headingTalker)
     }
 
-    public var isEmpty: Bool { gpsd == nil && nmea == nil && udp == nil && chrony == nil }
+    public var isEmpty: Bool { gpsd == nil && nmea == nil && udp == nil && chrony == nil && events == nil }
     /// Raw `fix` events are not sent (an update policy delivers the fixes as `service` events instead).
     public var skipsRawFixes = false
     /// Unpaced replay: every 16 events, wait (≤ 1 s) for clients that have a quarter of their queue waiting.
@@ -50,6 +53,11 @@ public final class NetworkOutputs: OutputEventConsumer {
             // Receiver accuracies come from u-blox's binary protocol until another vendor's is decoded.
             identified = true
             gpsd?.identify(ReceiverIdentity(driver: "u-blox"))
+        }
+        if let events {
+            scratch.removeAll()
+            eventEncoder.encode(event, into: &scratch)
+            if let b = Self.nio(scratch) { events.publish(Broadcast(kind: .other, json: b, nmea: nil)) }
         }
         guard gpsd != nil || nmea != nil || udp != nil else { return }
         let kind: Broadcast.Kind = switch event {
@@ -87,7 +95,7 @@ public final class NetworkOutputs: OutputEventConsumer {
     /// Waits (at most 1 s) until no client has more than a quarter of its queue waiting: an unpaced replay then
     /// runs at the speed of its clients instead of dropping for them.
     public func waitForClients() {
-        for server in [gpsd, nmea].compactMap({ $0 }) {
+        for server in [gpsd, nmea, events].compactMap({ $0 }) {
             server.waitUntilQueuesBelow(server.hub.maximumQueued / 4, timeoutSeconds: 1)
         }
     }
@@ -96,5 +104,6 @@ public final class NetworkOutputs: OutputEventConsumer {
     public func shutdown(drainSeconds: Double = 2) {
         gpsd?.shutdown(drainSeconds: drainSeconds)
         nmea?.shutdown(drainSeconds: drainSeconds)
+        events?.shutdown(drainSeconds: drainSeconds)
     }
 }

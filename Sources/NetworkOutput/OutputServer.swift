@@ -22,7 +22,18 @@ public final class OutputServer: Sendable {
         public init() {}
     }
 
-    public enum Kind: Sendable { case gpsd, nmea }
+    /// `events`: the board's location service — every output event as a Lodestar JSON line, sent to each client
+    /// from its connection on (CoreLocation's CLLocationManager is its client; docs/api.md).
+    public enum Kind: Sendable { case gpsd, nmea, events }
+
+    /// What the server speaks, for messages.
+    public var serviceName: String {
+        switch kind {
+        case .gpsd: "the gpsd protocol"
+        case .nmea: "NMEA"
+        case .events: "the location service"
+        }
+    }
 
     let hub: Hub
     private let group: MultiThreadedEventLoopGroup
@@ -35,7 +46,7 @@ public final class OutputServer: Sendable {
     public init(kind: Kind, endpoints: [ServerEndpoint], device: String, settings: Settings = Settings()) throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let loop = group.next()
-        let hub = Hub(loop: loop, flavor: kind == .gpsd ? .gpsd : .nmea, device: device,
+        let hub = Hub(loop: loop, flavor: kind == .gpsd ? .gpsd : kind == .nmea ? .nmea : .events, device: device,
                       maximumQueued: settings.maximumQueuedPerClient)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
@@ -50,7 +61,7 @@ public final class OutputServer: Sendable {
             }
         var channels: [any Channel] = []
         var bound: [ServerEndpoint] = []
-        let service = kind == .gpsd ? "the gpsd protocol" : "NMEA"
+        let service = kind == .gpsd ? "the gpsd protocol" : kind == .nmea ? "NMEA" : "the location service"
         for e in endpoints {
             do {
                 let channel: any Channel
@@ -60,13 +71,15 @@ public final class OutputServer: Sendable {
                     bound.append(.tcp(host: host, port: channel.localAddress?.port ?? port))
                 case .unix(let path):
                     channel = try bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).wait()
+                    if kind == .events { Self.restrictToGroup(path) }
                     bound.append(e)
                 case .systemd:
                     // Socket activation: the gpsd server takes the sockets named "gpsd" (or unnamed), the NMEA
                     // server those named "nmea" (FileDescriptorName= in systemd/lodestar.socket).
-                    let fds = SystemdSockets.listening(named: kind == .gpsd ? ["gpsd", "unknown"] : ["nmea"])
+                    let names: [String] = kind == .gpsd ? ["gpsd", "unknown"] : kind == .nmea ? ["nmea"] : ["service"]
+                    let fds = SystemdSockets.listening(named: Set(names))
                     guard !fds.isEmpty else {
-                        throw ServerError.bindFailed(e, reason: "systemd passed no listening socket named '\(kind == .gpsd ? "gpsd" : "nmea")' "
+                        throw ServerError.bindFailed(e, reason: "systemd passed no listening socket named '\(names[0])' "
                                                      + "(LISTEN_FDS/LISTEN_FDNAMES): start the service through lodestar.socket")
                     }
                     for fd in fds {
@@ -91,6 +104,14 @@ public final class OutputServer: Sendable {
         self.group = group
         self.channels = channels
         self.endpoints = bound
+    }
+
+    /// The service socket is the authorization (as locationd's is on Apple platforms): read and write for its owner
+    /// and the `lodestar` group only (mode 0660, group `lodestar` when that group exists), so a process whose user
+    /// is not in the group cannot connect and its CLLocationManager reports `.denied`.
+    static func restrictToGroup(_ path: String) {
+        _ = chmod(path, 0o660)
+        if let g = getgrnam("lodestar") { _ = chown(path, uid_t.max, g.pointee.gr_gid) }
     }
 
     /// What an inherited socket is bound to (for messages and tests).

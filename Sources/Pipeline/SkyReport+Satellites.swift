@@ -8,16 +8,19 @@ extension SkyReport {
     public var satellitesOnePerSatellite: [SatelliteInfo] {
         var out: [SatelliteInfo] = []
         out.reserveCapacity(satellites.count)
-        var index: [Int: Int] = [:]
+        // Keys of `out`, searched linearly: a sky has at most a few hundred signals, and a hash table built per
+        // report cost more than the scan (7 % of a UBX replay).
+        var keys: [Int] = []
+        keys.reserveCapacity(satellites.count)
         for s in satellites {
             let key = (s.constellation.rawValue << 16) | (s.svid & 0xFFFF)
-            if let i = index[key] {
+            if let i = keys.firstIndex(of: key) {
                 if s.used { out[i].used = true }
                 if out[i].elevationDegrees == nil { out[i].elevationDegrees = s.elevationDegrees }
                 if out[i].azimuthDegrees == nil { out[i].azimuthDegrees = s.azimuthDegrees }
                 continue
             }
-            index[key] = out.count
+            keys.append(key)
             out.append(s)
         }
         return out

@@ -85,7 +85,7 @@ public struct UBXEpochAssembler: Sendable {
         default: break
         }
         guard let t = message.iTOWMilliseconds else { return }
-        if let e = epoch, e.iTOW != t { flush(emit) }
+        if let current = epoch?.iTOW, current != t { flush(emit) }   // (no copy of the whole epoch)
         if epoch == nil {
             epoch = Epoch(iTOW: t)
             epochReceiveTime = messageReceiveTime

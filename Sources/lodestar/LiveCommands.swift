@@ -185,6 +185,7 @@ struct Run: ParsableCommand {
         if serve.serveNmea.isEmpty, let v = resolved.settings["serve-nmea"] { serve.serveNmea = [v] }
         if serve.nmeaUdp.isEmpty, let v = resolved.settings["nmea-udp"] { serve.nmeaUdp = [v] }
         if serve.chronySock == nil, let v = resolved.settings["chrony-sock"] { serve.chronySock = v }
+        if serve.service == nil, let v = resolved.settings["service"] { serve.service = v }
         do { try serve.validate() } catch { throw ValidationError("config: \(error)") }
         let device = Self.deviceName(sources)
         let network = try serve.start(device: device)

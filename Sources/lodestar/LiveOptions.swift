@@ -38,9 +38,9 @@ struct LiveOptions: ParsableArguments {
                 case "gps": gps.append(value)
                 case "imu": imu.append(value)
                 case "mounting": mounting = value
-                case "output", "fifo", "serve", "serve-nmea", "nmea-udp", "chrony-sock": settings[key] = value
+                case "output", "fifo", "serve", "serve-nmea", "nmea-udp", "chrony-sock", "service": settings[key] = value
                 case _ where MQTTOptions.configKeys.contains(key): settings[key] = value
-                default: throw ValidationError("\(config): unknown key '\(key)' (known: gps, imu, mounting, output, fifo, serve, serve-nmea, nmea-udp, chrony-sock, mqtt…)")
+                default: throw ValidationError("\(config): unknown key '\(key)' (known: gps, imu, mounting, output, fifo, serve, serve-nmea, service, nmea-udp, chrony-sock, mqtt…)")
                 }
             }
         }

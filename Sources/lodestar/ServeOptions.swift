@@ -14,6 +14,9 @@ struct ServeOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Serve NMEA 0183 over TCP on ADDR:PORT (PORT defaults to 10110, the marine convention of OpenCPN and Signal K), or 'systemd' for the socket lodestar.socket names 'nmea'.", valueName: "addr:port"))
     var serveNmea: [String] = []
 
+    @Option(name: .long, help: ArgumentHelp("Serve the board's location service on this Unix socket (or 'systemd' for the socket lodestar.socket names 'service'): every event (fixes with every accuracy, headings, sky, statuses, region and visit events) as Lodestar JSON lines, to every client from its connection on. Swift programs' CLLocationManager (import CoreLocation) connect here, so several programs share one receiver and one magnetometer. The socket is mode 0660, group lodestar when that group exists: a process whose user is not in it is denied.", valueName: "path"))
+    var service: String?
+
     @Option(name: .long, help: ArgumentHelp("Send NMEA 0183 as UDP datagrams to HOST:PORT (a numeric address; broadcast allowed).", valueName: "host:port"))
     var nmeaUdp: [String] = []
 
@@ -48,10 +51,18 @@ struct ServeOptions: ParsableArguments {
             throw ValidationError("--heading-talker must be two capital letters, e.g. HC")
         }
         if serveQueue < 1 { throw ValidationError("--serve-queue must be at least 1") }
+        if let service, service.isEmpty { throw ValidationError("--service needs a socket path (or 'systemd')") }
         if (pps == nil) != (ppsSock == nil) { throw ValidationError("--pps and --pps-sock go together") }
     }
 
-    var isActive: Bool { !serve.isEmpty || !serveNmea.isEmpty || !nmeaUdp.isEmpty || chronySock != nil }
+    var isActive: Bool { !serve.isEmpty || !serveNmea.isEmpty || !nmeaUdp.isEmpty || chronySock != nil || service != nil }
+
+    /// The service socket's endpoint: a path (with or without `unix:`), or systemd's socket.
+    var serviceEndpoint: ServerEndpoint? {
+        guard let service else { return nil }
+        if service == "systemd" { return .systemd }
+        return .unix(path: service.hasPrefix("unix:") ? String(service.dropFirst(5)) : service)
+    }
 
     /// Starts the configured servers; a port in use or any other bind failure ends the run with one line (exit 69).
     func start(device: String) throws -> NetworkOutputs? {
@@ -68,6 +79,9 @@ struct ServeOptions: ParsableArguments {
                 outputs.nmea = try OutputServer(kind: .nmea, endpoints: serveNmea.compactMap { ServerEndpoint(parsing: $0, defaultPort: 10110) },
                                                 device: device, settings: settings)
             }
+            if let e = serviceEndpoint {
+                outputs.events = try OutputServer(kind: .events, endpoints: [e], device: device, settings: settings)
+            }
             if let udp = nmeaUdp.first, case .tcp(let host, let port)? = ServerEndpoint(parsing: udp, defaultPort: 10110) {
                 outputs.udp = try UDPNMEASender(host: host, port: port)
             }
@@ -79,8 +93,8 @@ struct ServeOptions: ParsableArguments {
             throw CommandFailure("\(error)", code: Exit.usage)
         }
         if let path = chronySock { outputs.chrony = ChronySOCKSink(path: path) }
-        for server in [outputs.gpsd, outputs.nmea].compactMap({ $0 }) {
-            printError("lodestar: serving \(server.kind == .gpsd ? "the gpsd protocol" : "NMEA") on "
+        for server in [outputs.gpsd, outputs.nmea, outputs.events].compactMap({ $0 }) {
+            printError("lodestar: serving \(server.serviceName) on "
                        + server.endpoints.map(\.description).joined(separator: ", "))
         }
         return outputs
@@ -89,9 +103,9 @@ struct ServeOptions: ParsableArguments {
     /// One summary line per server (drops per client), on stderr.
     static func summarize(_ outputs: NetworkOutputs?) {
         guard let outputs else { return }
-        for server in [outputs.gpsd, outputs.nmea].compactMap({ $0 }) {
+        for server in [outputs.gpsd, outputs.nmea, outputs.events].compactMap({ $0 }) {
             let s = server.statistics
-            var line = "lodestar: \(server.kind == .gpsd ? "gpsd" : "NMEA") server: \(s.connections) connections"
+            var line = "lodestar: \(server.kind == .gpsd ? "gpsd" : server.kind == .nmea ? "NMEA" : "location service") server: \(s.connections) connections"
             if s.dropped > 0 {
                 line += ", \(s.dropped) events dropped for slow clients ("
                     + s.dropsByClient.map { "\($0.peer): \($0.dropped)" }.joined(separator: ", ") + ")"
