@@ -120,8 +120,8 @@ public final class NMEAStage {
     }
 
     private func decode(_ f: UBXFrame, _ s: Stream, _ out: (Output) -> Void) {
-        switch UBXDecoded.decode(f) {
-        case .decoded(let m): s.ubx.add(m) { self.handUBX($0, out) }
+        switch s.ubx.add(frame: f, { self.handUBX($0, out) }) {
+        case .decoded: break
         case .unknown: s.framer.countUnknownMessage()
         case .malformed: s.framer.countMalformedMessage()
         }

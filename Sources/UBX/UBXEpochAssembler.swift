@@ -33,7 +33,7 @@ public struct UBXEpochAssembler: Sendable {
         var hasSolution: Bool { pvt != nil || sol != nil || posllh != nil || hpposllh != nil || hnr != nil }
     }
 
-    private var epoch: Epoch?
+    var epoch: Epoch?
     /// GPS − UTC from NAV-TIMEGPS (valid flag set).
     public private(set) var leapSeconds: Int?
     /// GPS week from NAV-TIMEGPS or NAV-SOL (valid flag set).
@@ -41,8 +41,8 @@ public struct UBXEpochAssembler: Sendable {
     public private(set) var integrity: ReceiverIntegrity?
     public private(set) var version: MonVER?
     /// True once a navigation solution (NAV-PVT, NAV-SOL, NAV-POSLLH, NAV-HPPOSLLH, HNR-PVT) arrived.
-    public private(set) var sawNavigationSolution = false
-    public private(set) var sawSky = false
+    public internal(set) var sawNavigationSolution = false
+    public internal(set) var sawSky = false
     public private(set) var epochsEmitted = 0
     /// Epochs whose time is not after the last emitted fix's (a late NAV-PVT behind the high-rate HNR-PVT
     /// stream): not output, so fix times never go backwards.
@@ -50,7 +50,7 @@ public struct UBXEpochAssembler: Sendable {
     private var lastFixTime: Timestamp?
     /// Receive time of the first message of the current epoch (set by the pipeline before `add`).
     public var messageReceiveTime: Timestamp?
-    private var epochReceiveTime: Timestamp?
+    var epochReceiveTime: Timestamp?
 
     public init() {}
 
@@ -85,11 +85,7 @@ public struct UBXEpochAssembler: Sendable {
         default: break
         }
         guard let t = message.iTOWMilliseconds else { return }
-        if let current = epoch?.iTOW, current != t { flush(emit) }   // (no copy of the whole epoch)
-        if epoch == nil {
-            epoch = Epoch(iTOW: t)
-            epochReceiveTime = messageReceiveTime
-        }
+        beginNavigation(t, emit)
         switch message {
         case .navPVT(let m): epoch?.pvt = m
         case .navSOL(let m):
@@ -119,6 +115,15 @@ public struct UBXEpochAssembler: Sendable {
         }
         if epoch?.hasSolution == true { sawNavigationSolution = true }
         if epoch?.sat != nil || epoch?.svinfo != nil { sawSky = true }
+    }
+
+    /// A navigation message of epoch `t`: the epoch in progress ends when `t` differs; one is begun if none is.
+    mutating func beginNavigation(_ t: UInt32, _ emit: (Output) -> Void) {
+        if let current = epoch?.iTOW, current != t { flush(emit) }   // (no copy of the whole epoch)
+        if epoch == nil {
+            epoch = Epoch(iTOW: t)
+            epochReceiveTime = messageReceiveTime
+        }
     }
 
     /// End of stream: the epoch in progress.
