@@ -119,7 +119,7 @@ let package = Package(
         .testTarget(name: "LocationServicesTests", dependencies: ["LocationServices", "Pipeline", "Capture", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "LodestarKitTests", dependencies: ["LodestarKit", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "NetworkOutputTests", dependencies: ["NetworkOutput", "Pipeline", "Capture", "NMEA", "TestSupport"],
+        .testTarget(name: "NetworkOutputTests", dependencies: ["NetworkOutput", "Pipeline", "Capture", "NMEA", "UBX", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MapsTests", dependencies: ["Maps", "Geocoding", "TestSupport"], exclude: ["Resources"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "NMEA", "LocationCore"], exclude: ["Expected"], swiftSettings: strict),

@@ -124,6 +124,18 @@ final class Hub: @unchecked Sendable {
         watcherWaits.removeAll()
     }
 
+    /// The receiver identified itself: like gpsd when its driver recognises a device, watchers are sent the
+    /// `DEVICE` object again with the driver and subtype.
+    func identify(_ new: ReceiverIdentity) {
+        guard new != identity else { return }
+        identity = new
+        guard flavor == .gpsd else { return }
+        let reply = GpsdProtocol.Reply(device: device, activatedNanos: activatedNanos, identity: identity)
+        for c in clients.values where c.policy.enable && c.policy.json {
+            c.offer(reply.deviceObject(clients: clients.count, dropped: totalDropped, line: true))
+        }
+    }
+
     // MARK: gpsd commands
 
     func handleCommand(_ command: String, from c: ClientHandler) {

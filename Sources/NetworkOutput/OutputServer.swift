@@ -133,7 +133,7 @@ public final class OutputServer: Sendable {
     /// The receiver identified itself (or its protocol was recognised): `DEVICE` names its driver and subtype.
     public func identify(_ identity: ReceiverIdentity) {
         let hub = self.hub
-        hub.loop.execute { hub.identity = identity }
+        hub.loop.execute { hub.identify(identity) }
     }
 
     /// Blocks until `count` clients watch (gpsd: `?WATCH` enabled; NMEA: connected), or `stop` is requested.

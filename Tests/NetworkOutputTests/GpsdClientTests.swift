@@ -1,4 +1,5 @@
 import Foundation
+import UBX
 import Testing
 import TestSupport
 
@@ -188,5 +189,53 @@ struct GpsdClientTests {
         #expect(r.status == 69)
         #expect(r.stderr == "lodestar: cannot serve on the sockets from systemd: systemd passed no listening socket named 'gpsd' "
                 + "(LISTEN_FDS/LISTEN_FDNAMES): start the service through lodestar.socket\n", "\(r.stderr)")
+    }
+}
+
+/// A u-blox receiver's stream served to gpsd's own client: once MON-VER identifies the receiver, gpspipe is sent a
+/// `DEVICE` naming the driver and subtype, as gpsd does; TPVs carry the receiver's own hAcc as `eph` and its RTK
+/// status.
+@Suite("u-blox stream through the gpsd-protocol server", .serialized, .ownThreads)
+struct UbxGpsdClientTests {
+    static func ubxLog() -> [UInt8] {
+        func text(_ s: String, _ n: Int) -> [UInt8] { Array(s.utf8.prefix(n)) + [UInt8](repeating: 0, count: max(0, n - s.utf8.count)) }
+        var monver = text("EXT CORE 1.00 (0fa0ae)", 30) + text("00190000", 10)
+        for e in ["ROM BASE 0x118B2060", "FWVER=HPG 1.32", "PROTVER=27.31", "MOD=ZED-F9P"] { monver += text(e, 30) }
+        var out = UBX.frame(classID: 0x0A, messageID: 0x04, payload: monver)!
+        for i in 0..<8 {
+            var p = [UInt8](repeating: 0, count: 92)
+            func put<T: FixedWidthInteger>(_ o: Int, _ v: T) { withUnsafeBytes(of: v.littleEndian) { for (k, x) in $0.enumerated() { p[o + k] = x } } }
+            put(0, UInt32(216_018_000 + i * 1000))
+            put(4, UInt16(2026)); p[6] = 5; p[7] = 26; p[8] = 12; p[9] = 0; p[10] = UInt8(i); p[11] = 0x07
+            p[20] = 3; p[21] = 0x01 | 0x80; p[23] = 20   // 3D, RTK fixed
+            put(24, Int32(152_120_432)); put(28, Int32(471_290_927))
+            put(32, Int32(869_218)); put(36, Int32(826_560))
+            put(40, UInt32(14)); put(44, UInt32(21))       // hAcc 14 mm, vAcc 21 mm
+            out += UBX.frame(classID: 0x01, messageID: 0x07, payload: p)!
+        }
+        return out
+    }
+
+    @Test(.enabled(if: Tools.gpspipe != nil, "gpspipe is not installed (apt install gpsd-clients)"))
+    func gpspipeIsToldTheDriverAndGetsTheReceiversAccuracy() throws {
+        let dir = try TemporaryDirectory()
+        let log = dir.path("f9p.ubx")
+        try Data(Self.ubxLog()).write(to: URL(fileURLWithPath: log))
+        let port = try GPSDProcess.freePort()
+        let server = try LodestarProcess(["replay", "--serve", "127.0.0.1:\(port)", "--no-smoothing", "--no-sky",
+                                          "--wait-clients", "1", "--quiet", log], in: dir)
+        #expect(server.waitForPort(port), "server did not start: \(server.stderr)")
+        let pipe = try runTool(Tools.gpspipe!, ["-w", "-n", "12", "127.0.0.1:\(port)"], timeout: 30, in: dir)
+        #expect(pipe.status == 0, "\(pipe.err)")
+        _ = server.wait(timeout: 60)
+        let objects = pipe.out.split(whereSeparator: \.isNewline).flatMap { jsonObjects(String($0)) }
+        let devices = objects.filter { $0["class"] as? String == "DEVICE" }
+        #expect(devices.contains { $0["driver"] as? String == "u-blox"
+                                   && $0["subtype"] as? String == "SW EXT CORE 1.00 (0fa0ae),HW 00190000"
+                                   && ($0["subtype1"] as? String)?.contains("MOD=ZED-F9P") == true }, "\(devices)")
+        let tpvs = objects.filter { $0["class"] as? String == "TPV" }
+        #expect(tpvs.count >= 7)
+        #expect(tpvs.allSatisfy { ($0["eph"] as? Double) == 0.014 && ($0["epv"] as? Double) == 0.021 && $0["status"] as? Int == 3 },
+                "\(tpvs.first ?? [:])")
     }
 }
