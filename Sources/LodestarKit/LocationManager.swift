@@ -39,6 +39,9 @@ public enum LocationSource: Sendable {
     case replay(path: String, speed: Double? = nil)
     /// Live GNSS receivers: device specs as in `lodestar run --gps` (`/dev/ttyACM0@9600`, `gpsd://host:port`).
     case live(gps: [String])
+    /// The board's location service (`lodestar run --service PATH`): the running service's events, shared with every
+    /// other program on the board, as apps share locationd. A socket this process may not open is `.denied`.
+    case service(path: String)
 }
 
 /// The Core Location–style API: one session over the pipeline (replay or live), many async sequences.
@@ -276,6 +279,8 @@ public final class LocationManager: Sendable {
             session.consumers = [OutputEventHandler(emit)]
             do { try session.run(.capture(reader), shouldStop: stop) } catch { return .sourceFailure(error.description) }
             return nil
+        case .service(let path):
+            return ServiceConnection.run(path: path, stop: stop, emit: emit)
         case .live(let gps):
             var sources: [any LiveSource] = []
             for (i, text) in gps.enumerated() {

@@ -68,10 +68,10 @@ struct Replay: ParsableCommand {
     @OptionGroup(title: "Location services") var serviceOptions: ServiceOptions
     @OptionGroup(title: "Network outputs") var serveOptions: ServeOptions
 
-    @Option(name: .long, help: ArgumentHelp("With --serve/--serve-nmea: wait for this many clients to watch (gpsd ?WATCH enabled, NMEA connected) before replaying.", valueName: "n"))
+    @Option(name: .long, help: ArgumentHelp("With --serve/--serve-nmea/--service: wait for this many clients to watch (gpsd ?WATCH enabled, NMEA or service clients connected) before replaying.", valueName: "n"))
     var waitClients = 0
 
-    @Option(name: .long, help: ArgumentHelp("With --serve/--serve-nmea: keep serving this many seconds after the end of the capture (clients keep the last state).", valueName: "seconds"))
+    @Option(name: .long, help: ArgumentHelp("With --serve/--serve-nmea/--service: keep serving this many seconds after the end of the capture (clients keep the last state).", valueName: "seconds"))
     var linger: Double = 0
 
     @OptionGroup(title: "MQTT (docs/fleet.md)") var mqttOptions: MQTTOptions
@@ -111,7 +111,7 @@ struct Replay: ParsableCommand {
         if let network {
             network.pacesWithClients = !realtime && speed == nil
             network.skipsRawFixes = (try serviceOptions.makeStage())?.filtersFixes ?? false
-            if let server = network.gpsd ?? network.nmea, waitClients > 0 {
+            if let server = network.gpsd ?? network.nmea ?? network.events, waitClients > 0 {
                 server.waitForWatchers(waitClients) { clinux_stop_requested() != 0 }
             }
         }
