@@ -9,22 +9,39 @@ import Geocoding
 open class CLPlacemark: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
     public static var supportsSecureCoding: Bool { true }
 
-    open private(set) var location: CLLocation?
-    open private(set) var region: CLRegion?
-    open private(set) var timeZone: TimeZone?
-    open private(set) var name: String?
-    open private(set) var thoroughfare: String?
-    open private(set) var subThoroughfare: String?
-    open private(set) var locality: String?
-    open private(set) var subLocality: String?
-    open private(set) var administrativeArea: String?
-    open private(set) var subAdministrativeArea: String?
-    open private(set) var postalCode: String?
-    open private(set) var isoCountryCode: String?
-    open private(set) var country: String?
-    open private(set) var inlandWater: String?
-    open private(set) var ocean: String?
-    open private(set) var areasOfInterest: [String]?
+    var _location: CLLocation?
+
+    open var location: CLLocation? { _location }
+    var _region: CLRegion?
+    open var region: CLRegion? { _region }
+    var _timeZone: TimeZone?
+    open var timeZone: TimeZone? { _timeZone }
+    var _name: String?
+    open var name: String? { _name }
+    var _thoroughfare: String?
+    open var thoroughfare: String? { _thoroughfare }
+    var _subThoroughfare: String?
+    open var subThoroughfare: String? { _subThoroughfare }
+    var _locality: String?
+    open var locality: String? { _locality }
+    var _subLocality: String?
+    open var subLocality: String? { _subLocality }
+    var _administrativeArea: String?
+    open var administrativeArea: String? { _administrativeArea }
+    var _subAdministrativeArea: String?
+    open var subAdministrativeArea: String? { _subAdministrativeArea }
+    var _postalCode: String?
+    open var postalCode: String? { _postalCode }
+    var _isoCountryCode: String?
+    open var isoCountryCode: String? { _isoCountryCode }
+    var _country: String?
+    open var country: String? { _country }
+    var _inlandWater: String?
+    open var inlandWater: String? { _inlandWater }
+    var _ocean: String?
+    open var ocean: String? { _ocean }
+    var _areasOfInterest: [String]?
+    open var areasOfInterest: [String]? { _areasOfInterest }
 
     /// The address as Contacts' postal address (nil when there is no country: offshore).
     open var postalAddress: CNPostalAddress? {
@@ -42,37 +59,37 @@ open class CLPlacemark: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable
     }
 
     public init(placemark: CLPlacemark) {
-        location = placemark.location; region = placemark.region; timeZone = placemark.timeZone; name = placemark.name
-        thoroughfare = placemark.thoroughfare; subThoroughfare = placemark.subThoroughfare; locality = placemark.locality
-        subLocality = placemark.subLocality; administrativeArea = placemark.administrativeArea
-        subAdministrativeArea = placemark.subAdministrativeArea; postalCode = placemark.postalCode
-        isoCountryCode = placemark.isoCountryCode; country = placemark.country; inlandWater = placemark.inlandWater
-        ocean = placemark.ocean; areasOfInterest = placemark.areasOfInterest
+        _location = placemark.location; _region = placemark.region; _timeZone = placemark.timeZone; _name = placemark.name
+        _thoroughfare = placemark.thoroughfare; _subThoroughfare = placemark.subThoroughfare; _locality = placemark.locality
+        _subLocality = placemark.subLocality; _administrativeArea = placemark.administrativeArea
+        _subAdministrativeArea = placemark.subAdministrativeArea; _postalCode = placemark.postalCode
+        _isoCountryCode = placemark.isoCountryCode; _country = placemark.country; _inlandWater = placemark.inlandWater
+        _ocean = placemark.ocean; _areasOfInterest = placemark.areasOfInterest
     }
 
     /// For subclasses (mocks), as CLPlacemark has no other public initializer.
     public override init() {}
 
     init(_ p: Placemark) {
-        if let l = p.location { location = CLLocation(l) }
+        if let l = p.location { _location = CLLocation(l) }
         if let r = p.region {
-            region = CLCircularRegion(center: CLLocationCoordinate2D(latitude: r.centerLatitudeDegrees, longitude: r.centerLongitudeDegrees),
+            _region = CLCircularRegion(center: CLLocationCoordinate2D(latitude: r.centerLatitudeDegrees, longitude: r.centerLongitudeDegrees),
                                       radius: r.radiusMeters, identifier: p.name ?? p.locality ?? "")
         }
-        timeZone = p.timeZone.flatMap { TimeZone(identifier: $0) }
-        name = p.name ?? p.ocean
-        locality = p.locality; subLocality = p.subLocality
-        administrativeArea = p.administrativeArea; subAdministrativeArea = p.subAdministrativeArea
-        isoCountryCode = p.isoCountryCode; country = p.country; ocean = p.ocean
+        _timeZone = p.timeZone.flatMap { TimeZone(identifier: $0) }
+        _name = p.name ?? p.ocean
+        _locality = p.locality; _subLocality = p.subLocality
+        _administrativeArea = p.administrativeArea; _subAdministrativeArea = p.subAdministrativeArea
+        _isoCountryCode = p.isoCountryCode; _country = p.country; _ocean = p.ocean
     }
 
     public required init?(coder: NSCoder) {
         func s(_ k: String) -> String? { coder.decodeObject(forKey: k) as? String }
-        name = s("name"); thoroughfare = s("thoroughfare"); subThoroughfare = s("subThoroughfare"); locality = s("locality")
-        subLocality = s("subLocality"); administrativeArea = s("administrativeArea")
-        subAdministrativeArea = s("subAdministrativeArea"); postalCode = s("postalCode"); isoCountryCode = s("isoCountryCode")
-        country = s("country"); inlandWater = s("inlandWater"); ocean = s("ocean")
-        timeZone = s("timeZone").flatMap { TimeZone(identifier: $0) }
+        _name = s("name"); _thoroughfare = s("thoroughfare"); _subThoroughfare = s("subThoroughfare"); _locality = s("locality")
+        _subLocality = s("subLocality"); _administrativeArea = s("administrativeArea")
+        _subAdministrativeArea = s("subAdministrativeArea"); _postalCode = s("postalCode"); _isoCountryCode = s("isoCountryCode")
+        _country = s("country"); _inlandWater = s("inlandWater"); _ocean = s("ocean")
+        _timeZone = s("timeZone").flatMap { TimeZone(identifier: $0) }
     }
 
     open func encode(with coder: NSCoder) {

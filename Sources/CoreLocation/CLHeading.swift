@@ -5,31 +5,39 @@ import Foundation
 open class CLHeading: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
     public static var supportsSecureCoding: Bool { true }
 
-    open private(set) var magneticHeading: CLLocationDirection
+    var _magneticHeading: CLLocationDirection
+
+    open var magneticHeading: CLLocationDirection { _magneticHeading }
     /// -1 when true north is unknown (no location yet for the declination).
-    open private(set) var trueHeading: CLLocationDirection
-    open private(set) var headingAccuracy: CLLocationDirection
-    open private(set) var x: CLHeadingComponentValue
-    open private(set) var y: CLHeadingComponentValue
-    open private(set) var z: CLHeadingComponentValue
-    open private(set) var timestamp: Date
+    var _trueHeading: CLLocationDirection
+    open var trueHeading: CLLocationDirection { _trueHeading }
+    var _headingAccuracy: CLLocationDirection
+    open var headingAccuracy: CLLocationDirection { _headingAccuracy }
+    var _x: CLHeadingComponentValue
+    open var x: CLHeadingComponentValue { _x }
+    var _y: CLHeadingComponentValue
+    open var y: CLHeadingComponentValue { _y }
+    var _z: CLHeadingComponentValue
+    open var z: CLHeadingComponentValue { _z }
+    var _timestamp: Date
+    open var timestamp: Date { _timestamp }
 
     /// Apple gives CLHeading no public initializer; subclasses (mocks) call this one.
     public override init() {
-        magneticHeading = 0; trueHeading = -1; headingAccuracy = -1; x = 0; y = 0; z = 0; timestamp = Date()
+        _magneticHeading = 0; _trueHeading = -1; _headingAccuracy = -1; _x = 0; _y = 0; _z = 0; _timestamp = Date()
     }
 
     init(magneticHeading: Double, trueHeading: Double, headingAccuracy: Double, timestamp: Date) {
-        self.magneticHeading = magneticHeading; self.trueHeading = trueHeading; self.headingAccuracy = headingAccuracy
-        x = 0; y = 0; z = 0; self.timestamp = timestamp
+        self._magneticHeading = magneticHeading; self._trueHeading = trueHeading; self._headingAccuracy = headingAccuracy
+        _x = 0; _y = 0; _z = 0; self._timestamp = timestamp
     }
 
     public required init?(coder: NSCoder) {
-        magneticHeading = coder.decodeDouble(forKey: "magneticHeading")
-        trueHeading = coder.decodeDouble(forKey: "trueHeading")
-        headingAccuracy = coder.decodeDouble(forKey: "headingAccuracy")
-        x = coder.decodeDouble(forKey: "x"); y = coder.decodeDouble(forKey: "y"); z = coder.decodeDouble(forKey: "z")
-        timestamp = Date(timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: "timestamp"))
+        _magneticHeading = coder.decodeDouble(forKey: "magneticHeading")
+        _trueHeading = coder.decodeDouble(forKey: "trueHeading")
+        _headingAccuracy = coder.decodeDouble(forKey: "headingAccuracy")
+        _x = coder.decodeDouble(forKey: "x"); _y = coder.decodeDouble(forKey: "y"); _z = coder.decodeDouble(forKey: "z")
+        _timestamp = Date(timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: "timestamp"))
     }
 
     open func encode(with coder: NSCoder) {
@@ -51,27 +59,32 @@ open class CLHeading: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
 open class CLVisit: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
     public static var supportsSecureCoding: Bool { true }
 
-    open private(set) var arrivalDate: Date
-    open private(set) var departureDate: Date
-    open private(set) var coordinate: CLLocationCoordinate2D
-    open private(set) var horizontalAccuracy: CLLocationAccuracy
+    var _arrivalDate: Date
+
+    open var arrivalDate: Date { _arrivalDate }
+    var _departureDate: Date
+    open var departureDate: Date { _departureDate }
+    var _coordinate: CLLocationCoordinate2D
+    open var coordinate: CLLocationCoordinate2D { _coordinate }
+    var _horizontalAccuracy: CLLocationAccuracy
+    open var horizontalAccuracy: CLLocationAccuracy { _horizontalAccuracy }
 
     public override init() {
-        arrivalDate = .distantPast; departureDate = .distantFuture; coordinate = kCLLocationCoordinate2DInvalid
-        horizontalAccuracy = -1
+        _arrivalDate = .distantPast; _departureDate = .distantFuture; _coordinate = kCLLocationCoordinate2DInvalid
+        _horizontalAccuracy = -1
     }
 
     init(arrivalDate: Date, departureDate: Date, coordinate: CLLocationCoordinate2D, horizontalAccuracy: Double) {
-        self.arrivalDate = arrivalDate; self.departureDate = departureDate; self.coordinate = coordinate
-        self.horizontalAccuracy = horizontalAccuracy
+        self._arrivalDate = arrivalDate; self._departureDate = departureDate; self._coordinate = coordinate
+        self._horizontalAccuracy = horizontalAccuracy
     }
 
     public required init?(coder: NSCoder) {
-        arrivalDate = Date(timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: "arrivalDate"))
-        departureDate = Date(timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: "departureDate"))
-        coordinate = CLLocationCoordinate2D(latitude: coder.decodeDouble(forKey: "latitude"),
+        _arrivalDate = Date(timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: "arrivalDate"))
+        _departureDate = Date(timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: "departureDate"))
+        _coordinate = CLLocationCoordinate2D(latitude: coder.decodeDouble(forKey: "latitude"),
                                             longitude: coder.decodeDouble(forKey: "longitude"))
-        horizontalAccuracy = coder.decodeDouble(forKey: "horizontalAccuracy")
+        _horizontalAccuracy = coder.decodeDouble(forKey: "horizontalAccuracy")
     }
 
     open func encode(with coder: NSCoder) {

@@ -4,81 +4,97 @@ import LocationCore
 
 /// Where a location came from (CLLocationSourceInformation).
 open class CLLocationSourceInformation: NSObject, @unchecked Sendable {
-    open private(set) var isSimulatedBySoftware: Bool
-    open private(set) var isProducedByAccessory: Bool
+    var _isSimulatedBySoftware: Bool
+    open var isSimulatedBySoftware: Bool { _isSimulatedBySoftware }
+    var _isProducedByAccessory: Bool
+    open var isProducedByAccessory: Bool { _isProducedByAccessory }
     public init(softwareSimulationState isSoftware: Bool, andExternalAccessoryState isAccessory: Bool) {
-        isSimulatedBySoftware = isSoftware
-        isProducedByAccessory = isAccessory
+        _isSimulatedBySoftware = isSoftware
+        _isProducedByAccessory = isAccessory
     }
     public override convenience init() { self.init(softwareSimulationState: false, andExternalAccessoryState: false) }
 }
 
 /// The floor of a building (CLFloor).
 open class CLFloor: NSObject, @unchecked Sendable {
-    open private(set) var level: Int
-    init(level: Int) { self.level = level }
+    var _level: Int
+    open var level: Int { _level }
+    init(level: Int) { self._level = level }
 }
 
 /// A location fix (CLLocation). Negative accuracies mean "invalid", as in Apple's.
 open class CLLocation: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
     public static var supportsSecureCoding: Bool { true }
 
-    open private(set) var coordinate: CLLocationCoordinate2D
-    open private(set) var altitude: CLLocationDistance
-    open private(set) var ellipsoidalAltitude: CLLocationDistance
-    open private(set) var horizontalAccuracy: CLLocationAccuracy
-    open private(set) var verticalAccuracy: CLLocationAccuracy
-    open private(set) var course: CLLocationDirection
-    open private(set) var courseAccuracy: CLLocationDirectionAccuracy
-    open private(set) var speed: CLLocationSpeed
-    open private(set) var speedAccuracy: CLLocationSpeedAccuracy
-    open private(set) var timestamp: Date
-    open private(set) var floor: CLFloor?
-    open private(set) var sourceInformation: CLLocationSourceInformation?
+    var _coordinate: CLLocationCoordinate2D
+
+    open var coordinate: CLLocationCoordinate2D { _coordinate }
+    var _altitude: CLLocationDistance
+    open var altitude: CLLocationDistance { _altitude }
+    var _ellipsoidalAltitude: CLLocationDistance
+    open var ellipsoidalAltitude: CLLocationDistance { _ellipsoidalAltitude }
+    var _horizontalAccuracy: CLLocationAccuracy
+    open var horizontalAccuracy: CLLocationAccuracy { _horizontalAccuracy }
+    var _verticalAccuracy: CLLocationAccuracy
+    open var verticalAccuracy: CLLocationAccuracy { _verticalAccuracy }
+    var _course: CLLocationDirection
+    open var course: CLLocationDirection { _course }
+    var _courseAccuracy: CLLocationDirectionAccuracy
+    open var courseAccuracy: CLLocationDirectionAccuracy { _courseAccuracy }
+    var _speed: CLLocationSpeed
+    open var speed: CLLocationSpeed { _speed }
+    var _speedAccuracy: CLLocationSpeedAccuracy
+    open var speedAccuracy: CLLocationSpeedAccuracy { _speedAccuracy }
+    var _timestamp: Date
+    open var timestamp: Date { _timestamp }
+    var _floor: CLFloor?
+    open var floor: CLFloor? { _floor }
+    var _sourceInformation: CLLocationSourceInformation?
+    open var sourceInformation: CLLocationSourceInformation? { _sourceInformation }
 
     public init(latitude: CLLocationDegrees, longitude: CLLocationDegrees) {
-        coordinate = CLLocationCoordinate2D(latitude: latitude, longitude: longitude)
-        altitude = 0; ellipsoidalAltitude = 0; horizontalAccuracy = 0; verticalAccuracy = -1
-        course = -1; courseAccuracy = -1; speed = -1; speedAccuracy = -1
-        timestamp = Date()
+        _coordinate = CLLocationCoordinate2D(latitude: latitude, longitude: longitude)
+        _altitude = 0; _ellipsoidalAltitude = 0; _horizontalAccuracy = 0; _verticalAccuracy = -1
+        _course = -1; _courseAccuracy = -1; _speed = -1; _speedAccuracy = -1
+        _timestamp = Date()
     }
 
     public init(coordinate: CLLocationCoordinate2D, altitude: CLLocationDistance, horizontalAccuracy hAccuracy: CLLocationAccuracy,
                 verticalAccuracy vAccuracy: CLLocationAccuracy, timestamp: Date) {
-        self.coordinate = coordinate; self.altitude = altitude; ellipsoidalAltitude = altitude
-        horizontalAccuracy = hAccuracy; verticalAccuracy = vAccuracy
-        course = -1; courseAccuracy = -1; speed = -1; speedAccuracy = -1
-        self.timestamp = timestamp
+        self._coordinate = coordinate; self._altitude = altitude; _ellipsoidalAltitude = altitude
+        _horizontalAccuracy = hAccuracy; _verticalAccuracy = vAccuracy
+        _course = -1; _courseAccuracy = -1; _speed = -1; _speedAccuracy = -1
+        self._timestamp = timestamp
     }
 
     public init(coordinate: CLLocationCoordinate2D, altitude: CLLocationDistance, horizontalAccuracy hAccuracy: CLLocationAccuracy,
                 verticalAccuracy vAccuracy: CLLocationAccuracy, course: CLLocationDirection, speed: CLLocationSpeed,
                 timestamp: Date) {
-        self.coordinate = coordinate; self.altitude = altitude; ellipsoidalAltitude = altitude
-        horizontalAccuracy = hAccuracy; verticalAccuracy = vAccuracy
-        self.course = course; courseAccuracy = -1; self.speed = speed; speedAccuracy = -1
-        self.timestamp = timestamp
+        self._coordinate = coordinate; self._altitude = altitude; _ellipsoidalAltitude = altitude
+        _horizontalAccuracy = hAccuracy; _verticalAccuracy = vAccuracy
+        self._course = course; _courseAccuracy = -1; self._speed = speed; _speedAccuracy = -1
+        self._timestamp = timestamp
     }
 
     public init(coordinate: CLLocationCoordinate2D, altitude: CLLocationDistance, horizontalAccuracy hAccuracy: CLLocationAccuracy,
                 verticalAccuracy vAccuracy: CLLocationAccuracy, course: CLLocationDirection,
                 courseAccuracy: CLLocationDirectionAccuracy, speed: CLLocationSpeed, speedAccuracy: CLLocationSpeedAccuracy,
                 timestamp: Date) {
-        self.coordinate = coordinate; self.altitude = altitude; ellipsoidalAltitude = altitude
-        horizontalAccuracy = hAccuracy; verticalAccuracy = vAccuracy
-        self.course = course; self.courseAccuracy = courseAccuracy; self.speed = speed; self.speedAccuracy = speedAccuracy
-        self.timestamp = timestamp
+        self._coordinate = coordinate; self._altitude = altitude; _ellipsoidalAltitude = altitude
+        _horizontalAccuracy = hAccuracy; _verticalAccuracy = vAccuracy
+        self._course = course; self._courseAccuracy = courseAccuracy; self._speed = speed; self._speedAccuracy = speedAccuracy
+        self._timestamp = timestamp
     }
 
     public init(coordinate: CLLocationCoordinate2D, altitude: CLLocationDistance, horizontalAccuracy hAccuracy: CLLocationAccuracy,
                 verticalAccuracy vAccuracy: CLLocationAccuracy, course: CLLocationDirection,
                 courseAccuracy: CLLocationDirectionAccuracy, speed: CLLocationSpeed, speedAccuracy: CLLocationSpeedAccuracy,
                 timestamp: Date, sourceInfo: CLLocationSourceInformation) {
-        self.coordinate = coordinate; self.altitude = altitude; ellipsoidalAltitude = altitude
-        horizontalAccuracy = hAccuracy; verticalAccuracy = vAccuracy
-        self.course = course; self.courseAccuracy = courseAccuracy; self.speed = speed; self.speedAccuracy = speedAccuracy
-        self.timestamp = timestamp
-        sourceInformation = sourceInfo
+        self._coordinate = coordinate; self._altitude = altitude; _ellipsoidalAltitude = altitude
+        _horizontalAccuracy = hAccuracy; _verticalAccuracy = vAccuracy
+        self._course = course; self._courseAccuracy = courseAccuracy; self._speed = speed; self._speedAccuracy = speedAccuracy
+        self._timestamp = timestamp
+        _sourceInformation = sourceInfo
     }
 
     /// A location from the pipeline's fix (unknown values become Apple's "invalid" -1).
@@ -92,22 +108,22 @@ open class CLLocation: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable 
                   speed: l.speedMetersPerSecond ?? -1, speedAccuracy: l.speedAccuracyMetersPerSecond ?? -1,
                   timestamp: l.time.map { Date(timeIntervalSince1970: $0.secondsSince1970) } ?? Date())
         if let e = l.altitudeEllipsoidMeters ?? msl.flatMap({ m in l.geoidSeparationMeters.map { m + $0 } }) {
-            ellipsoidalAltitude = e
+            _ellipsoidalAltitude = e
         }
     }
 
     public required init?(coder: NSCoder) {
-        coordinate = CLLocationCoordinate2D(latitude: coder.decodeDouble(forKey: "latitude"),
+        _coordinate = CLLocationCoordinate2D(latitude: coder.decodeDouble(forKey: "latitude"),
                                             longitude: coder.decodeDouble(forKey: "longitude"))
-        altitude = coder.decodeDouble(forKey: "altitude")
-        ellipsoidalAltitude = coder.decodeDouble(forKey: "ellipsoidalAltitude")
-        horizontalAccuracy = coder.decodeDouble(forKey: "horizontalAccuracy")
-        verticalAccuracy = coder.decodeDouble(forKey: "verticalAccuracy")
-        course = coder.decodeDouble(forKey: "course")
-        courseAccuracy = coder.decodeDouble(forKey: "courseAccuracy")
-        speed = coder.decodeDouble(forKey: "speed")
-        speedAccuracy = coder.decodeDouble(forKey: "speedAccuracy")
-        timestamp = Date(timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: "timestamp"))
+        _altitude = coder.decodeDouble(forKey: "altitude")
+        _ellipsoidalAltitude = coder.decodeDouble(forKey: "ellipsoidalAltitude")
+        _horizontalAccuracy = coder.decodeDouble(forKey: "horizontalAccuracy")
+        _verticalAccuracy = coder.decodeDouble(forKey: "verticalAccuracy")
+        _course = coder.decodeDouble(forKey: "course")
+        _courseAccuracy = coder.decodeDouble(forKey: "courseAccuracy")
+        _speed = coder.decodeDouble(forKey: "speed")
+        _speedAccuracy = coder.decodeDouble(forKey: "speedAccuracy")
+        _timestamp = Date(timeIntervalSinceReferenceDate: coder.decodeDouble(forKey: "timestamp"))
     }
 
     open func encode(with coder: NSCoder) {

@@ -23,14 +23,20 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
     open var purpose: String?
 
     /// The most recent location delivered to this manager (nil before the first).
-    open private(set) var location: CLLocation?
+    var _location: CLLocation?
+    open var location: CLLocation? { _location }
     /// The most recent heading delivered to this manager.
-    open private(set) var heading: CLHeading?
-    open private(set) var monitoredRegions: Set<CLRegion> = []
-    open private(set) var rangedRegions: Set<CLRegion> = []
-    open private(set) var rangedBeaconConstraints: Set<CLBeaconIdentityConstraint> = []
+    var _heading: CLHeading?
+    open var heading: CLHeading? { _heading }
+    var _monitoredRegions: Set<CLRegion> = []
+    open var monitoredRegions: Set<CLRegion> { _monitoredRegions }
+    var _rangedRegions: Set<CLRegion> = []
+    open var rangedRegions: Set<CLRegion> { _rangedRegions }
+    var _rangedBeaconConstraints: Set<CLBeaconIdentityConstraint> = []
+    open var rangedBeaconConstraints: Set<CLBeaconIdentityConstraint> { _rangedBeaconConstraints }
     open var maximumRegionMonitoringDistance: CLLocationDistance { 100_000 }
-    open private(set) var authorizationStatus: CLAuthorizationStatus
+    var _authorizationStatus: CLAuthorizationStatus
+    open var authorizationStatus: CLAuthorizationStatus { _authorizationStatus }
     open var accuracyAuthorization: CLAccuracyAuthorization { .fullAccuracy }
     open var isAuthorizedForWidgetUpdates: Bool { false }
 
@@ -56,7 +62,7 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
 
     public override init() {
         source = LocationServiceSource.source()
-        authorizationStatus = source == nil ? .denied : .authorizedAlways
+        _authorizationStatus = source == nil ? .denied : .authorizedAlways
         super.init()
         // Apple reports the authorization once when a manager is made; it arrives before any location.
         delivery.post { [weak self] in self?.reportAuthorization() }
@@ -137,7 +143,7 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
                     self?.delivery.post { [weak self] in
                         guard let self, self.generation.request == gen else { return }
                         self.finishRequest()
-                        self.location = location
+                        self._location = location
                         self.delegate?.locationManager(self, didUpdateLocations: [location])
                     }
                     return
@@ -190,7 +196,7 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
                     let location = CLLocation(u.location!)
                     self.delivery.post { [weak self] in
                         guard let self, self.generation.location == gen else { return }
-                        self.location = location
+                        self._location = location
                         self.delegate?.locationManager(self, didUpdateLocations: [location])
                     }
                 }
@@ -249,7 +255,7 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
                                             headingAccuracy: h.headingAccuracyDegrees, timestamp: Date())
                     self.delivery.post { [weak self] in
                         guard let self, self.generation.heading == gen else { return }
-                        self.heading = heading
+                        self._heading = heading
                         self.delegate?.locationManager(self, didUpdateHeading: heading)
                     }
                 }
@@ -273,7 +279,7 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
                 let location = CLLocation(c.location)
                 self?.delivery.post { [weak self] in
                     guard let self, self.generation.significant == gen else { return }
-                    self.location = location
+                    self._location = location
                     self.delegate?.locationManager(self, didUpdateLocations: [location])
                 }
             }
@@ -348,10 +354,10 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
         }
         // Same identifier: the new region replaces the old one.
         if let old = monitoredRegions.first(where: { $0.identifier == region.identifier }) {
-            monitoredRegions.remove(old)
+            _monitoredRegions.remove(old)
             regionMonitor?.remove(identifier: old.identifier)
         }
-        monitoredRegions.insert(circle)
+        _monitoredRegions.insert(circle)
         if let monitor = regionMonitor {
             monitor.add(Self.circularRegion(circle))
         } else {
@@ -366,7 +372,7 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
 
     open func stopMonitoring(for region: CLRegion) {
         guard let r = monitoredRegions.first(where: { $0.identifier == region.identifier }) else { return }
-        monitoredRegions.remove(r)
+        _monitoredRegions.remove(r)
         regionMonitor?.remove(identifier: r.identifier)
         stopFeedIfIdle()
     }

@@ -6,7 +6,9 @@ import LocationCore
 open class CLRegion: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
     public static var supportsSecureCoding: Bool { true }
 
-    open private(set) var identifier: String
+    var _identifier: String
+
+    open var identifier: String { _identifier }
     open var notifyOnEntry: Bool = true
     open var notifyOnExit: Bool = true
 
@@ -15,12 +17,12 @@ open class CLRegion: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
     @available(*, deprecated, message: "Use CLCircularRegion")
     open var radius: CLLocationDistance { 0 }
 
-    init(identifier: String) { self.identifier = identifier }
+    init(identifier: String) { self._identifier = identifier }
 
-    public override init() { identifier = UUID().uuidString }
+    public override init() { _identifier = UUID().uuidString }
 
     public required init?(coder: NSCoder) {
-        identifier = (coder.decodeObject(forKey: "identifier") as? String) ?? ""
+        _identifier = (coder.decodeObject(forKey: "identifier") as? String) ?? ""
         notifyOnEntry = coder.decodeBool(forKey: "notifyOnEntry")
         notifyOnExit = coder.decodeBool(forKey: "notifyOnExit")
     }
@@ -80,18 +82,21 @@ open class CLCircularRegion: CLRegion, @unchecked Sendable {
 /// Identifies beacons (CLBeaconIdentityConstraint, iOS 13+).
 open class CLBeaconIdentityConstraint: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
     public static var supportsSecureCoding: Bool { true }
-    open private(set) var uuid: UUID
-    open private(set) var major: CLBeaconMajorValue?
-    open private(set) var minor: CLBeaconMinorValue?
+    var _uuid: UUID
+    open var uuid: UUID { _uuid }
+    var _major: CLBeaconMajorValue?
+    open var major: CLBeaconMajorValue? { _major }
+    var _minor: CLBeaconMinorValue?
+    open var minor: CLBeaconMinorValue? { _minor }
 
-    public init(uuid: UUID) { self.uuid = uuid }
-    public init(uuid: UUID, major: CLBeaconMajorValue) { self.uuid = uuid; self.major = major }
+    public init(uuid: UUID) { self._uuid = uuid }
+    public init(uuid: UUID, major: CLBeaconMajorValue) { self._uuid = uuid; self._major = major }
     public init(uuid: UUID, major: CLBeaconMajorValue, minor: CLBeaconMinorValue) {
-        self.uuid = uuid; self.major = major; self.minor = minor
+        self._uuid = uuid; self._major = major; self._minor = minor
     }
     public required init?(coder: NSCoder) {
         guard let s = coder.decodeObject(forKey: "uuid") as? String, let u = UUID(uuidString: s) else { return nil }
-        uuid = u
+        _uuid = u
     }
     open func encode(with coder: NSCoder) { coder.encode(uuid.uuidString, forKey: "uuid") }
     open func copy(with zone: NSZone? = nil) -> Any { self }
@@ -100,39 +105,43 @@ open class CLBeaconIdentityConstraint: NSObject, NSCopying, NSSecureCoding, @unc
 /// A beacon region (CLBeaconRegion). There is no Bluetooth ranging here: monitoring one fails with
 /// `CLError.Code.regionMonitoringFailure`, ranging with `.rangingUnavailable`.
 open class CLBeaconRegion: CLRegion, @unchecked Sendable {
-    open private(set) var uuid: UUID
-    open private(set) var major: NSNumber?
-    open private(set) var minor: NSNumber?
-    open private(set) var beaconIdentityConstraint: CLBeaconIdentityConstraint
+    var _uuid: UUID
+    open var uuid: UUID { _uuid }
+    var _major: NSNumber?
+    open var major: NSNumber? { _major }
+    var _minor: NSNumber?
+    open var minor: NSNumber? { _minor }
+    var _beaconIdentityConstraint: CLBeaconIdentityConstraint
+    open var beaconIdentityConstraint: CLBeaconIdentityConstraint { _beaconIdentityConstraint }
     open var notifyEntryStateOnDisplay: Bool = false
 
     @available(*, deprecated, renamed: "uuid")
     open var proximityUUID: UUID { uuid }
 
     public init(uuid: UUID, identifier: String) {
-        self.uuid = uuid; beaconIdentityConstraint = CLBeaconIdentityConstraint(uuid: uuid)
+        self._uuid = uuid; _beaconIdentityConstraint = CLBeaconIdentityConstraint(uuid: uuid)
         super.init(identifier: identifier)
     }
     public init(uuid: UUID, major: CLBeaconMajorValue, identifier: String) {
-        self.uuid = uuid; self.major = NSNumber(value: major)
-        beaconIdentityConstraint = CLBeaconIdentityConstraint(uuid: uuid, major: major)
+        self._uuid = uuid; self._major = NSNumber(value: major)
+        _beaconIdentityConstraint = CLBeaconIdentityConstraint(uuid: uuid, major: major)
         super.init(identifier: identifier)
     }
     public init(uuid: UUID, major: CLBeaconMajorValue, minor: CLBeaconMinorValue, identifier: String) {
-        self.uuid = uuid; self.major = NSNumber(value: major); self.minor = NSNumber(value: minor)
-        beaconIdentityConstraint = CLBeaconIdentityConstraint(uuid: uuid, major: major, minor: minor)
+        self._uuid = uuid; self._major = NSNumber(value: major); self._minor = NSNumber(value: minor)
+        _beaconIdentityConstraint = CLBeaconIdentityConstraint(uuid: uuid, major: major, minor: minor)
         super.init(identifier: identifier)
     }
     public init(beaconIdentityConstraint: CLBeaconIdentityConstraint, identifier: String) {
-        uuid = beaconIdentityConstraint.uuid
-        major = beaconIdentityConstraint.major.map { NSNumber(value: $0) }
-        minor = beaconIdentityConstraint.minor.map { NSNumber(value: $0) }
-        self.beaconIdentityConstraint = beaconIdentityConstraint
+        _uuid = beaconIdentityConstraint.uuid
+        _major = beaconIdentityConstraint.major.map { NSNumber(value: $0) }
+        _minor = beaconIdentityConstraint.minor.map { NSNumber(value: $0) }
+        self._beaconIdentityConstraint = beaconIdentityConstraint
         super.init(identifier: identifier)
     }
     public required init?(coder: NSCoder) {
         guard let c = CLBeaconIdentityConstraint(coder: coder) else { return nil }
-        uuid = c.uuid; beaconIdentityConstraint = c
+        _uuid = c.uuid; _beaconIdentityConstraint = c
         super.init(coder: coder)
     }
     open override func encode(with coder: NSCoder) {
@@ -144,13 +153,16 @@ open class CLBeaconRegion: CLRegion, @unchecked Sendable {
 
 /// A ranged beacon (CLBeacon); never produced here (no Bluetooth ranging).
 open class CLBeacon: NSObject, @unchecked Sendable {
-    open private(set) var uuid = UUID()
-    open private(set) var major = NSNumber(value: 0)
-    open private(set) var minor = NSNumber(value: 0)
-    open private(set) var proximity: CLProximity = .unknown
-    open private(set) var accuracy: CLLocationAccuracy = -1
-    open private(set) var rssi: Int = 0
-    open private(set) var timestamp = Date()
+    open var uuid: UUID { UUID(uuidString: "00000000-0000-0000-0000-000000000000")! }
+    open var major: NSNumber { NSNumber(value: 0) }
+    open var minor: NSNumber { NSNumber(value: 0) }
+    var _proximity: CLProximity = .unknown
+    open var proximity: CLProximity { _proximity }
+    var _accuracy: CLLocationAccuracy = -1
+    open var accuracy: CLLocationAccuracy { _accuracy }
+    var _rssi: Int = 0
+    open var rssi: Int { _rssi }
+    open var timestamp: Date { Date() }
     open var beaconIdentityConstraint: CLBeaconIdentityConstraint { CLBeaconIdentityConstraint(uuid: uuid) }
 }
 #endif
