@@ -298,7 +298,7 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
         monitoringVisits = true
         generation.visits += 1
         let gen = generation.visits
-        let stream = feed.visits()
+        let stream = feed.visits(Self.visitSettings)
         feed.start()
         visitsTask = Task.detached { [weak self] in
             for await v in stream {
@@ -320,6 +320,10 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
         visitsTask?.cancel(); visitsTask = nil
         stopFeedIfIdle()
     }
+
+    /// LodestarKit's visit thresholds (Apple's are not published; tests shorten the dwell for the 60 s stop of
+    /// the simulated drive).
+    nonisolated(unsafe) static var visitSettings = VisitDetector.Settings()
 
     static func date(_ t: Timestamp) -> Date {
         if t == .distantFuture { return .distantFuture }

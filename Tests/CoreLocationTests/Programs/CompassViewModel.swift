@@ -6,6 +6,8 @@ final class CompassViewModel: NSObject, CLLocationManagerDelegate {
     private(set) var degrees: Double = 0
     private(set) var accuracy: Double = -1
     private(set) var history: [Double] = []
+    /// Indices in `history` that follow a lost (invalid) heading.
+    private(set) var afterLoss: Set<Int> = []
     var onUpdate: ((Double) -> Void)?
 
     init(filter: CLLocationDegrees) {
@@ -21,7 +23,10 @@ final class CompassViewModel: NSObject, CLLocationManagerDelegate {
     func stop() { manager.stopUpdatingHeading() }
 
     func locationManager(_ manager: CLLocationManager, didUpdateHeading newHeading: CLHeading) {
-        guard newHeading.headingAccuracy >= 0 else { return }
+        guard newHeading.headingAccuracy >= 0 else {
+            afterLoss.insert(history.count)
+            return
+        }
         degrees = newHeading.trueHeading >= 0 ? newHeading.trueHeading : newHeading.magneticHeading
         accuracy = newHeading.headingAccuracy
         history.append(degrees)
