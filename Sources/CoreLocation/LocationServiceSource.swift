@@ -18,8 +18,7 @@ enum LocationServiceSource {
         case unavailable(reason: String)
     }
 
-    static func resolve() -> Resolution {
-        let env = ProcessInfo.processInfo.environment
+    static func resolve(_ env: [String: String] = ProcessInfo.processInfo.environment) -> Resolution {
         if let path = env["LODESTAR_REPLAY"], !path.isEmpty {
             guard FileManager.default.isReadableFile(atPath: path) else {
                 return .unavailable(reason: "LODESTAR_REPLAY=\(path): no readable capture there")
@@ -69,16 +68,26 @@ final class LockedSet: @unchecked Sendable {
     func insert(_ s: String) -> Bool { lock.lock(); defer { lock.unlock() }; return set.insert(s).inserted }
 }
 
-/// Runs blocks on the run loop of the thread that made it: the main queue when that is the main thread (serviced by
-/// `RunLoop.main.run()`, `dispatchMain()` and the main actor), otherwise a zero-delay timer on that thread's run loop.
+/// Runs blocks on the run loop of the thread that made it: the main queue when that is the main thread or the main
+/// queue itself (serviced by `RunLoop.main.run()`, `dispatchMain()` and the main actor), otherwise a zero-delay timer
+/// on that thread's run loop.
 /// Blocks run in the order they were posted.
 final class RunLoopDelivery: @unchecked Sendable {
     private let isMain: Bool
     private let runLoop: RunLoop
 
     init() {
-        isMain = Thread.isMainThread
+        isMain = Thread.isMainThread || Self.onMainQueue
         runLoop = RunLoop.current
+    }
+
+    private static let mainQueueKey = DispatchSpecificKey<Bool>()
+    private static let markedMain: Void = { DispatchQueue.main.setSpecific(key: mainQueueKey, value: true) }()
+
+    /// Running on the main queue (the main actor) on a thread other than the main thread, as test hosts do.
+    static var onMainQueue: Bool {
+        _ = markedMain
+        return DispatchQueue.getSpecific(key: mainQueueKey) == true
     }
 
     private let lock = NSLock()

@@ -12,7 +12,7 @@ import Testing
         var offMain = 0
         var locations: [CLLocation] = []
         provider.onEvent = { event in
-            if !Thread.isMainThread { offMain += 1 }
+            if !MainQueue.isCurrent { offMain += 1 }
             switch event {
             case .authorization(let status): events.append("authorization \(status.rawValue)")
             case .location(let l): events.append("location"); locations.append(l)
@@ -23,6 +23,7 @@ import Testing
         #expect(await waitUntil { locations.count >= 5 })
         provider.stop()
         #expect(events.first == "authorization \(CLAuthorizationStatus.authorizedAlways.rawValue)")
+        guard locations.count >= 5 else { return }
         #expect(events.dropFirst().allSatisfy { $0 == "location" })
         #expect(offMain == 0)
         // The drive starts at the "start" region, in Mountain View.
@@ -42,6 +43,7 @@ import Testing
         provider.start()
         #expect(await waitUntil { locations.count >= 6 })
         provider.stop()
+        #expect(locations.count >= 6)
         for (a, b) in zip(locations, locations.dropFirst()) { #expect(b.distance(from: a) >= 100) }
     }
 
@@ -118,5 +120,32 @@ import Testing
             #expect(d >= 15 - 1e-9)
         }
         #expect(["N", "NE", "E", "SE", "S", "SW", "W", "NW"].contains(compass.cardinal))
+    }
+}
+
+@Suite struct SourceResolutionTests {
+    @Test func noReplayAndNoSocketIsUnavailable() {
+        guard case .unavailable(let reason) = LocationServiceSource.resolve(["LODESTAR_SERVICE": "/nonexistent/lodestar.sock"]) else {
+            Issue.record("expected unavailable")
+            return
+        }
+        #expect(reason.contains("/nonexistent/lodestar.sock"))
+    }
+
+    @Test func missingCaptureIsUnavailable() {
+        guard case .unavailable(let reason) = LocationServiceSource.resolve(["LODESTAR_REPLAY": "/nonexistent.lcap"]) else {
+            Issue.record("expected unavailable")
+            return
+        }
+        #expect(reason.contains("/nonexistent.lcap"))
+    }
+
+    @Test func replayWithSpeed() {
+        guard case .replay(let path, let speed) = LocationServiceSource.resolve(["LODESTAR_REPLAY": ReplayEnvironment.capture,
+                                                                                  "LODESTAR_REPLAY_SPEED": "4"]) else {
+            Issue.record("expected a replay")
+            return
+        }
+        #expect(path == ReplayEnvironment.capture && speed == 4)
     }
 }

@@ -29,3 +29,13 @@ func waitUntil(_ seconds: Double = 60, _ condition: () -> Bool) async -> Bool {
     }
     return true
 }
+
+/// Whether code runs on the main queue (the main run loop's queue; the main actor's executor here).
+enum MainQueue {
+    static let key = DispatchSpecificKey<Bool>()
+    private static let marked: Void = { DispatchQueue.main.setSpecific(key: key, value: true) }()
+    static var isCurrent: Bool {
+        _ = marked
+        return DispatchQueue.getSpecific(key: key) == true
+    }
+}
