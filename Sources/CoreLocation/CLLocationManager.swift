@@ -68,6 +68,14 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
         delivery.post { [weak self] in self?.reportAuthorization() }
     }
 
+    /// A manager over an explicit source (nil: none), whatever the environment says; for tests.
+    init(source: LocationSource?) {
+        self.source = source
+        _authorizationStatus = source == nil ? .denied : .authorizedAlways
+        super.init()
+        delivery.post { [weak self] in self?.reportAuthorization() }
+    }
+
     deinit {
         for t in [locationTask, headingTask, significantTask, visitsTask, requestTask, regionsTask] { t?.cancel() }
         feed?.stop()

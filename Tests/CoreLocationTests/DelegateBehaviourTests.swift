@@ -149,3 +149,58 @@ import Testing
         #expect(path == ReplayEnvironment.capture && speed == 4)
     }
 }
+
+@Suite struct DeliveryTests {
+    init() { ReplayEnvironment.configure() }
+
+    final class Recorder: NSObject, CLLocationManagerDelegate {
+        var log: [String] = []
+        var threads: Set<UInt> = []
+        func note(_ s: String) {
+            log.append(s)
+            threads.insert(UInt(pthread_self()))
+        }
+        func locationManagerDidChangeAuthorization(_ manager: CLLocationManager) { note("authorization \(manager.authorizationStatus.rawValue)") }
+        func locationManager(_ manager: CLLocationManager, didChangeAuthorization status: CLAuthorizationStatus) { note("status \(status.rawValue)") }
+        func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) { note("location") }
+        func locationManager(_ manager: CLLocationManager, didFailWithError error: Error) {
+            note("error \((error as? CLError)?.code.rawValue ?? -1)")
+        }
+    }
+
+    /// A program's own thread that runs its run loop receives the callbacks there.
+    @Test func callbacksOnTheCreatingThreadsRunLoop() async {
+        let recorder = Recorder()
+        let done = DispatchSemaphore(value: 0)
+        var consumer: pthread_t = pthread_self()
+        let thread = Thread {
+            consumer = pthread_self()
+            let manager = CLLocationManager()
+            manager.delegate = recorder
+            manager.startUpdatingLocation()
+            let deadline = Date().addingTimeInterval(30)
+            while recorder.log.filter({ $0 == "location" }).count < 3, Date() < deadline {
+                RunLoop.current.run(mode: .default, before: Date().addingTimeInterval(0.05))
+            }
+            manager.stopUpdatingLocation()
+            done.signal()
+        }
+        thread.start()
+        await withCheckedContinuation { k in DispatchQueue.global().async { done.wait(); k.resume() } }
+        #expect(recorder.log.prefix(2) == ["authorization 3", "status 3"])
+        #expect(recorder.log.dropFirst(2).prefix(3) == ["location", "location", "location"])
+        #expect(recorder.threads == [UInt(consumer)])
+        #expect(consumer != pthread_self())
+    }
+
+    /// No source: authorization `.denied` first, then `denied` for a start.
+    @MainActor @Test func noSourceIsDenied() async {
+        let recorder = Recorder()
+        let manager = CLLocationManager(source: nil)
+        manager.delegate = recorder
+        manager.startUpdatingLocation()
+        #expect(await waitUntil(5) { recorder.log.count >= 3 })
+        #expect(recorder.log == ["authorization 2", "status 2", "error 1"])
+        #expect(manager.authorizationStatus == .denied)
+    }
+}
