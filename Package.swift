@@ -2,6 +2,8 @@
 import PackageDescription
 
 let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+/// Where `CoreLocation` and `Contacts` are this package's modules (elsewhere the system frameworks stand there).
+let nonApple: [Platform] = [.linux, .android, .windows, .openbsd]
 
 let package = Package(
     name: "Lodestar",
@@ -100,7 +102,9 @@ let package = Package(
         .target(name: "Contacts", swiftSettings: strict),
         .target(name: "CoreLocation", dependencies: ["LodestarKit", "Contacts", "LocationCore", "LocationServices", "Geocoding"],
                 swiftSettings: strict),
-        .executableTarget(name: "CoreLocationExample", dependencies: ["CoreLocation"], swiftSettings: strict),
+        // On Apple platforms the example and the tests use the system frameworks.
+        .executableTarget(name: "CoreLocationExample", dependencies: [.target(name: "CoreLocation", condition: .when(platforms: nonApple))],
+                          swiftSettings: strict),
         .executableTarget(name: "SmoothingEval", dependencies: ["Estimation", "Capture", "Pipeline", "NMEA", "LocationCore", "TestSupport"],
                           swiftSettings: strict),
         // Heading evaluation on the real recordings in ../shared/data/mag (`make eval`).
@@ -130,7 +134,8 @@ let package = Package(
         .testTarget(name: "LocationServicesTests", dependencies: ["LocationServices", "Pipeline", "Capture", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "TestSupport"], swiftSettings: strict),
         // Programs in the shapes real Core Location code uses, compiled in Swift 5 language mode, unchanged.
-        .testTarget(name: "CoreLocationTests", dependencies: ["CoreLocation", "Contacts"],
+        .testTarget(name: "CoreLocationTests", dependencies: [.target(name: "CoreLocation", condition: .when(platforms: nonApple)),
+                                                              .target(name: "Contacts", condition: .when(platforms: nonApple))],
                     swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "LodestarKitTests", dependencies: ["LodestarKit", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "NetworkOutputTests", dependencies: ["NetworkOutput", "Pipeline", "Capture", "NMEA", "TestSupport"],

@@ -1,3 +1,4 @@
+#if !canImport(Darwin)  // behaviour of this package's CoreLocation (LODESTAR_REPLAY, internals)
 import Foundation
 import Testing
 import CoreLocation
@@ -131,3 +132,4 @@ import Contacts
         #expect(mock.authorizationStatus == .authorizedWhenInUse && MockLocationManager.locationServicesEnabled())
     }
 }
+#endif

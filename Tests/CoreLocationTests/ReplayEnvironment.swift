@@ -1,3 +1,4 @@
+#if !canImport(Darwin)  // behaviour of this package's CoreLocation (LODESTAR_REPLAY, internals)
 import Foundation
 
 /// Every manager in the test process replays the shipped drive, 50 × faster than recorded (the drive lasts 300 s).
@@ -39,3 +40,4 @@ enum MainQueue {
         return DispatchQueue.getSpecific(key: key) == true
     }
 }
+#endif
