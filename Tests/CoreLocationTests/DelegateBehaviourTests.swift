@@ -110,6 +110,23 @@ import Testing
         #expect(at.distance(from: stop) < 100)
     }
 
+    @MainActor @Test func significantChangesAreFarApart() async {
+        final class Log: NSObject, CLLocationManagerDelegate {
+            var locations: [CLLocation] = []
+            func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {
+                self.locations += locations
+            }
+        }
+        #expect(CLLocationManager.significantLocationChangeMonitoringAvailable())
+        let manager = CLLocationManager()
+        let log = Log()
+        manager.delegate = log
+        manager.startMonitoringSignificantLocationChanges()
+        #expect(await waitUntil(30) { log.locations.count >= 2 })
+        manager.stopMonitoringSignificantLocationChanges()
+        for (a, b) in zip(log.locations, log.locations.dropFirst()) { #expect(b.distance(from: a) >= 500) }
+    }
+
     @MainActor @Test func headingHonoursHeadingFilter() async {
         #expect(CLLocationManager.headingAvailable())
         let compass = CompassViewModel(filter: 15)
