@@ -2,6 +2,8 @@
 import PackageDescription
 
 let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+/// Where `CoreLocation` and `Contacts` are this package's modules (elsewhere the system frameworks stand there).
+let nonApple: [Platform] = [.linux, .android, .windows, .openbsd]
 
 let package = Package(
     name: "Lodestar",
@@ -12,6 +14,11 @@ let package = Package(
                                              "Capture", "Pipeline", "Devices", "Session", "Magnetics"]),
         .executable(name: "WhereAmI", targets: ["WhereAmI"]),
         .executable(name: "lodestar-fleet", targets: ["LodestarFleet"]),
+        // Apple's API on Linux (issue 25): `import CoreLocation` / `import Contacts`. On Apple platforms the modules
+        // are empty (every file is `#if !canImport(Darwin)`): the system frameworks stand there.
+        .library(name: "CoreLocation", targets: ["CoreLocation"]),
+        .library(name: "Contacts", targets: ["Contacts"]),
+        .executable(name: "CoreLocationExample", targets: ["CoreLocationExample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -90,6 +97,14 @@ let package = Package(
                                                  .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
         .executableTarget(name: "WhereAmI", dependencies: ["LodestarKit"], swiftSettings: strict),
+        // Apple's Core Location API (CLLocationManager, CLLocation, CLGeocoder, CLMonitor, …) over LodestarKit, and
+        // Contacts' CNPostalAddress / CNPostalAddressFormatter for CLPlacemark.postalAddress. docs/api.md.
+        .target(name: "Contacts", swiftSettings: strict),
+        .target(name: "CoreLocation", dependencies: ["LodestarKit", "Contacts", "LocationCore", "LocationServices", "Geocoding"],
+                swiftSettings: strict),
+        // On Apple platforms the example and the tests use the system frameworks.
+        .executableTarget(name: "CoreLocationExample", dependencies: [.target(name: "CoreLocation", condition: .when(platforms: nonApple))],
+                          swiftSettings: strict),
         .executableTarget(name: "SmoothingEval", dependencies: ["Estimation", "Capture", "Pipeline", "NMEA", "LocationCore", "TestSupport"],
                           swiftSettings: strict),
         // Heading evaluation on the real recordings in ../shared/data/mag (`make eval`).
@@ -118,6 +133,10 @@ let package = Package(
         .testTarget(name: "MagneticsTests", dependencies: ["Magnetics", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "LocationServicesTests", dependencies: ["LocationServices", "Pipeline", "Capture", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "TestSupport"], swiftSettings: strict),
+        // Programs in the shapes real Core Location code uses, compiled in Swift 5 language mode, unchanged.
+        .testTarget(name: "CoreLocationTests", dependencies: [.target(name: "CoreLocation", condition: .when(platforms: nonApple)),
+                                                              .target(name: "Contacts", condition: .when(platforms: nonApple))],
+                    swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "LodestarKitTests", dependencies: ["LodestarKit", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "NetworkOutputTests", dependencies: ["NetworkOutput", "Pipeline", "Capture", "NMEA", "UBX", "TestSupport"],
                     swiftSettings: strict),
