@@ -6,15 +6,18 @@ import LodestarKit
 /// test can `setenv` first):
 ///
 /// - `LODESTAR_REPLAY=FILE`: replay that capture at its recorded pace (`LODESTAR_REPLAY_SPEED=N`: N × faster).
-/// - `LODESTAR_SERVICE=PATH`: the board's service socket (default `/run/lodestar/lodestar.sock`). The service and
-///   its client are the next step; a socket that exists is reported as not usable yet.
+/// - `LODESTAR_SERVICE=PATH`: the board's location service socket (default `/run/lodestar/service.sock`, what the
+///   shipped lodestar.conf serves with `service = …`): every manager connects there, as apps do to locationd, so
+///   programs share one receiver and magnetometer. Authorization is whether this process may open the socket (its
+///   group, `lodestar`): `.authorizedAlways`, or `.denied` with the reason logged.
 ///
 /// Neither: location services are disabled and authorization is `.denied`; the reason is logged once to stderr.
 enum LocationServiceSource {
-    static let defaultServicePath = "/run/lodestar/lodestar.sock"
+    static let defaultServicePath = "/run/lodestar/service.sock"
 
     enum Resolution {
         case replay(path: String, speed: Double)
+        case service(path: String)
         case unavailable(reason: String)
     }
 
@@ -29,8 +32,10 @@ enum LocationServiceSource {
         }
         let socket = env["LODESTAR_SERVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? defaultServicePath
         if FileManager.default.fileExists(atPath: socket) {
-            return .unavailable(reason: "service socket \(socket) exists, but this build has no service client yet; "
-                                + "set LODESTAR_REPLAY=FILE to replay a capture")
+            guard access(socket, R_OK | W_OK) == 0 else {
+                return .unavailable(reason: "service socket \(socket): permission denied (this user is not in the socket's group, lodestar: sudo usermod -aG lodestar $USER)")
+            }
+            return .service(path: socket)
         }
         return .unavailable(reason: "no location source: LODESTAR_REPLAY is not set and there is no service socket at \(socket)")
     }
@@ -39,6 +44,7 @@ enum LocationServiceSource {
     static func source() -> LocationSource? {
         switch resolve() {
         case .replay(let path, let speed): return .replay(path: path, speed: speed)
+        case .service(let path): return .service(path: path)
         case .unavailable(let reason):
             log(reason)
             return nil
@@ -47,6 +53,7 @@ enum LocationServiceSource {
 
     /// Whether the configured capture carries motion-sensor data (a heading can be computed).
     static func hasHeadingSource() -> Bool {
+        if case .service = resolve() { return true }  // the service's magnetometer, when it has one, sends headings
         guard case .replay(let path, _) = resolve(), let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: 4096)) ?? Data()

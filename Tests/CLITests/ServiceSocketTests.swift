@@ -67,3 +67,67 @@ struct ServiceSocketTests {
         #expect(err.contains("serving the location service on unix:\(socket)") || err.contains("serving the location service on"), "\(err)")
     }
 }
+
+/// Programs written for Apple's Core Location, sharing the board's receiver through the service: two processes of
+/// the CoreLocationExample program (`import CoreLocation`, a CLLocationManager delegate) connect to `lodestar run
+/// --service` reading one pseudo-terminal receiver, and print the same locations; a user outside the socket's group
+/// is told location services are unavailable (authorization `.denied`).
+@Suite("Core Location programs through the service", .serialized, .ownThreads)
+struct CoreLocationServiceTests {
+    static var example: String { (Lodestar.binary as NSString).deletingLastPathComponent + "/CoreLocationExample" }
+
+    static func client(_ socket: String, _ out: String, _ err: String, asNobody: Bool = false) throws -> SpawnedProcess {
+        // The test process may carry LODESTAR_REPLAY from other suites: the clients must use the service.
+        // stdbuf: the program's stdout is a file here, line-buffered so each location is there as it is printed.
+        var args = ["-u", "LODESTAR_REPLAY", "-u", "LODESTAR_REPLAY_SPEED", "LODESTAR_SERVICE=\(socket)", "/usr/bin/stdbuf", "-oL", example]
+        var tool = "/usr/bin/env"
+        if asNobody {
+            args = ["--reuid=65534", "--regid=65534", "--clear-groups", tool] + args
+            tool = "/usr/bin/setpriv"
+        }
+        return try SpawnedProcess(tool, args, stdoutPath: out, stderrPath: err)
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: example), "CoreLocationExample is not built"))
+    func twoProcessesShareOneReceiverThroughTheService() throws {
+        let pty = try PseudoTerminal()
+        let dir = try TemporaryDirectory()
+        let socket = dir.path("service.sock")
+        let lodestar = try SpawnedProcess(Lodestar.binary, ["run", "--gps", "\(pty.slavePath)@9600", "--no-sky", "--service", socket],
+                                          stdoutPath: dir.path("out"), stderrPath: dir.path("err"))
+        defer { lodestar.stop() }
+        #expect(ServiceSocketTests.waitFor({ FileManager.default.fileExists(atPath: socket) }, timeout: 10))
+        lodestar.waitUntilOpen(pty.slavePath)
+        // The directory must be reachable for the unprivileged client's own check to be about the socket.
+        _ = chmod(dir.path(""), 0o755)
+        let a = try Self.client(socket, dir.path("a"), dir.path("a.err"))
+        let b = try Self.client(socket, dir.path("b"), dir.path("b.err"))
+        defer { a.stop(); b.stop() }
+        let denied = try Self.client(socket, dir.path("n"), dir.path("n.err"), asNobody: true)
+        #expect(denied.wait(timeout: 20) == 1, "an unauthorized program exits: \(String(describing: try? String(contentsOfFile: dir.path("n.err"), encoding: .utf8)))")
+        let deniedOut = (try? String(contentsOfFile: dir.path("n"), encoding: .utf8)) ?? ""
+        #expect(deniedOut.contains("location services unavailable"), "\(deniedOut)")
+        let deniedErr = (try? String(contentsOfFile: dir.path("n.err"), encoding: .utf8)) ?? ""
+        #expect(deniedErr.contains("permission denied"), "the reason is logged: \(deniedErr)")
+
+        // The receiver: 40 cycles, 1 s apart in its own time, 60 ms apart in ours.
+        for s in 0..<40 { _ = pty.write(LiveCLITests.cycle(s)); usleep(60_000) }
+        #expect(ServiceSocketTests.waitFor({ ServiceSocketTests.lines(dir.path("a")).count >= 10 && ServiceSocketTests.lines(dir.path("b")).count >= 10 },
+                                           timeout: 20), "clients printed: \(ServiceSocketTests.lines(dir.path("a")).count), \(ServiceSocketTests.lines(dir.path("b")).count)")
+        lodestar.signal(SIGTERM)
+        #expect(lodestar.wait(timeout: 5) == 143)
+        // Locations only (the service's end is then reported as an error).
+        let la = ServiceSocketTests.lines(dir.path("a")).filter { $0.hasPrefix("<") }
+        let lb = ServiceSocketTests.lines(dir.path("b")).filter { $0.hasPrefix("<") }
+        // Both connected before most of the receiver's output: the last 8 locations each printed are the same, and
+        // they are the receiver's position.
+        #expect(la.count >= 10 && lb.count >= 10, "\(la.count), \(lb.count)")
+        // (A client may not have printed its last line yet when the files are read, so compare what both printed.)
+        let common = Set(la).intersection(lb)
+        #expect(common.count >= 8, "\(common.count) locations in common")
+        #expect(la.filter(common.contains) == lb.filter(common.contains), "same locations, same order")
+        #expect(la.firstIndex { common.contains($0) }.map { la[$0...].prefix(common.count).allSatisfy(common.contains) } == true,
+                "no location of one client is missing in the other's run between the first and last common one")
+        #expect(la.allSatisfy { $0.hasPrefix("<+48.11730000,+11.51666667>") }, "\(la)")
+    }
+}
