@@ -14,7 +14,7 @@ import Glibc
 
 /// Builds live sources from specs; a bad spec is a usage error (exit 64).
 enum SourceFactory {
-    static func make(gps: [String], imu: [String], gpsdMode: GPSDSource.Mode) throws -> [any LiveSource] {
+    static func make(gps: [String], imu: [String], gpsdMode: GPSDSource.Mode, receiver: ReceiverSettings? = nil) throws -> [any LiveSource] {
         var sources: [any LiveSource] = []
         for (i, text) in gps.enumerated() {
             do {
@@ -24,7 +24,14 @@ enum SourceFactory {
                     throw ValidationError("--gps \(text): \(path) is a \(type == S_IFREG ? "regular file" : "directory"), "
                                           + "not a serial device; to read a recorded log use: lodestar replay \(path)")
                 }
-                sources.append(spec.makeSource(name: "gps\(i)", gpsdMode: gpsdMode))
+                if case .serial(let path, let baud) = spec, let receiver {
+                    // Receiver settings are applied at every open of the port (docs/receiver.md).
+                    var settings = SerialSource.Settings()
+                    settings.receiver = receiver
+                    sources.append(SerialSource(name: "gps\(i)", path: path, baud: baud, settings: settings))
+                } else {
+                    sources.append(spec.makeSource(name: "gps\(i)", gpsdMode: gpsdMode))
+                }
             } catch let error as DeviceSpecError {
                 throw ValidationError("--gps \(text): \(error.description)")
             }
@@ -153,6 +160,7 @@ struct Run: ParsableCommand {
     @OptionGroup(title: "Location services") var serviceOptions: ServiceOptions
     @OptionGroup(title: "Network outputs") var serveOptions: ServeOptions
     @OptionGroup(title: "MQTT (docs/fleet.md)") var mqttOptions: MQTTOptions
+    @OptionGroup(title: "Receiver configuration (docs/receiver.md)") var receiverOptions: LiveReceiverOptions
 
     @Option(name: .long, help: "With gpsd://: relay gpsd's raw NMEA (nmea, default; parsed by Lodestar) or take gpsd's own fixes (json; recorded as F records).")
     var gpsdMode: GPSDSource.Mode = .nmea
@@ -170,7 +178,8 @@ struct Run: ParsableCommand {
         clinux_install_stop_handlers()
         clinux_ignore_sigpipe()
         let resolved = try live.resolved()
-        let sources = try SourceFactory.make(gps: resolved.gps, imu: resolved.imu, gpsdMode: gpsdMode)
+        let sources = try SourceFactory.make(gps: resolved.gps, imu: resolved.imu, gpsdMode: gpsdMode,
+                                             receiver: try receiverOptions.settings(config: resolved.settings))
         var options = outputOptions
         if options.fifo == nil, let f = resolved.settings["fifo"] { options.fifo = f }
         if let o = resolved.settings["output"], options.output == .json {
@@ -308,6 +317,8 @@ struct Record: ParsableCommand {
     @Flag(name: .long, help: "Do not echo source status changes on standard error.")
     var quiet = false
 
+    @OptionGroup(title: "Receiver configuration (docs/receiver.md)") var receiverOptions: LiveReceiverOptions
+
     func validate() throws {
         if let d = duration, !(d > 0 && d.isFinite) { throw ValidationError("--duration must be a positive number of seconds") }
     }
@@ -316,7 +327,8 @@ struct Record: ParsableCommand {
         clinux_install_stop_handlers()
         clinux_ignore_sigpipe()
         let resolved = try live.resolved()
-        let sources = try SourceFactory.make(gps: resolved.gps, imu: resolved.imu, gpsdMode: gpsdMode)
+        let sources = try SourceFactory.make(gps: resolved.gps, imu: resolved.imu, gpsdMode: gpsdMode,
+                                             receiver: try receiverOptions.settings(config: resolved.settings))
         let queue = LiveEventQueue(sources: sources)
         let configuration = SessionConfiguration.live(sourceNames: sources.map(\.name), mounting: resolved.mounting,
                                                       lenient: lenient, calibration: nil, clock: queue.clock)
