@@ -41,7 +41,8 @@ struct LiveOptions: ParsableArguments {
                 case "output", "fifo", "serve", "serve-nmea", "nmea-udp", "chrony-sock": settings[key] = value
                 case _ where MQTTOptions.configKeys.contains(key): settings[key] = value
                 case _ where LiveReceiverOptions.configKeys.contains(key): settings[key] = value
-                default: throw ValidationError("\(config): unknown key '\(key)' (known: gps, imu, mounting, output, fifo, serve, serve-nmea, nmea-udp, chrony-sock, mqtt…, receiver-rate, receiver-constellations, receiver-dynamic-model, receiver-messages)")
+                case _ where NTRIPOptions.configKeys.contains(key): settings[key] = value
+                default: throw ValidationError("\(config): unknown key '\(key)' (known: gps, imu, mounting, output, fifo, serve, serve-nmea, nmea-udp, chrony-sock, mqtt…, receiver-rate, receiver-constellations, receiver-dynamic-model, receiver-messages, ntrip…)")
                 }
             }
         }

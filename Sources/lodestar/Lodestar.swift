@@ -17,7 +17,7 @@ struct Lodestar: ParsableCommand {
         """,
         version: LodestarVersion.withDataNotice,
         subcommands: [Replay.self, Run.self, Record.self, Devices.self, Calibrate.self, Field.self, Simulate.self, MapCommand.self, Export.self,
-                      Reverse.self, Geocode.self, About.self, Fleet.self, ReceiverCommand.self]
+                      Reverse.self, Geocode.self, About.self, Fleet.self, ReceiverCommand.self, NTRIPCommand.self]
     )
 }
 
