@@ -62,7 +62,7 @@ final class TestCaster: @unchecked Sendable {
     let corrupt: [UInt8]
     let expectedAuthorization: String
 
-    init(user: String, password: String, frames: [[UInt8]]) throws {
+    init(user: String, password: String, frames: [[UInt8]], port fixedPort: Int = 0) throws {
         self.frames = frames
         var c = RTCM3Builder.frame(1077, length: 40, seed: 99)
         c[10] ^= 0xFF
@@ -74,7 +74,7 @@ final class TestCaster: @unchecked Sendable {
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = 0
+        addr.sin_port = UInt16(fixedPort).bigEndian
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &addr) { p in
             p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, len) == 0 && listen(listener, 4) == 0 && getsockname(listener, $0, &len) == 0 }
@@ -110,6 +110,14 @@ final class TestCaster: @unchecked Sendable {
         let request = String(decoding: head, as: UTF8.self)
         state.withLock { $0.requests.append(request) }
         func send(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count }
+        if request.hasPrefix("GET / ") {
+            _ = send(Array(("HTTP/1.1 200 OK\r\nNtrip-Version: Ntrip/2.0\r\nContent-Type: gnss/sourcetable\r\nConnection: close\r\n\r\n"
+                + "CAS;127.0.0.1;2101;Test;Lodestar;0;DEU;48.12;11.52;0.0.0.0;0;none\r\n"
+                + "STR;TEST;Test;RTCM 3.3;1005(10),1077(1);2;GPS+GAL;TestNet;DEU;48.12;11.52;1;0;test;none;B;N;9600;\r\n"
+                + "STR;BASE2;Base 2;RTCM 3.2;1005,1087;2;GLO;TestNet;DEU;-33.86;151.21;0;0;test;none;B;N;4800;\r\n"
+                + "ENDSOURCETABLE\r\n").utf8))
+            return
+        }
         guard request.contains("Authorization: \(expectedAuthorization)\r\n") else {
             _ = send(Array("HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"/TEST\"\r\nContent-Length: 0\r\n\r\n".utf8))
             return
@@ -233,6 +241,52 @@ struct NTRIPCLITests {
         #expect(caster.requests.count >= 2, "it keeps retrying with backoff")
         #expect(out.split(separator: "\n").filter { $0.hasPrefix("{\"class\":\"fix\"") }.count >= 10, "fixes go on")
         #expect(RTCM3Builder.frames(in: receiver.bytes).isEmpty)
+    }
+
+    /// The caster goes away and comes back on the same port: the client reports it, reconnects with backoff and
+    /// the new caster's frames arrive whole after the old one's.
+    @Test func aCasterRestartIsRecovered() throws {
+        let first = RTCM3Builder.stream(count: 60)   // about 2 s of chunks: the corrections are announced before the restart
+        let second = (0..<20).map { RTCM3Builder.frame(RTCM3Builder.types[$0 % 5], length: 30 + $0, seed: 100 + $0) }
+        var caster = try TestCaster(user: "rover", password: "pw", frames: first)
+        let port = caster.port
+        let receiver = try Receiver()
+        defer { receiver.stop() }
+        let dir = try TemporaryDirectory()
+        let passwordFile = try dir.write("password", "pw")
+        let process = try SpawnedProcess(Lodestar.binary, ["run", "--gps", "\(receiver.pty.slavePath)@9600", "--no-sky",
+                                                           "--ntrip", "ntrip://rover@127.0.0.1:\(port)/TEST",
+                                                           "--ntrip-password-file", passwordFile],
+                                         stdoutPath: dir.path("out"), stderrPath: dir.path("err"))
+        var deadline = Date().addingTimeInterval(15)
+        while Date() < deadline, RTCM3Builder.frames(in: receiver.bytes).count < first.count { usleep(50_000) }
+        caster.stop()
+        usleep(300_000)
+        caster = try TestCaster(user: "rover", password: "pw", frames: second, port: port)
+        defer { caster.stop() }
+        deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, RTCM3Builder.frames(in: receiver.bytes).count < first.count + second.count { usleep(50_000) }
+        usleep(1_200_000)   // the recovered status comes after a second of corrections
+        process.signal(SIGTERM)
+        #expect(process.wait(timeout: 5) == 143)
+        let received = RTCM3Builder.frames(in: receiver.bytes)
+        #expect(received.count == first.count + second.count && received == first + second, "\(received.count) frames")
+        let out = try String(contentsOfFile: dir.path("out"), encoding: .utf8)
+        let statuses = out.split(separator: "\n").filter { $0.contains("\"source\":\"ntrip\"") }
+        #expect(statuses.contains { $0.contains("\"state\":\"unavailable\"") && $0.contains("closed the connection") }, "\(statuses)")
+        #expect(statuses.contains { $0.contains("\"state\":\"recovered\"") }, "\(statuses)")
+    }
+
+    @Test func sourcesListsTheSourceTable() throws {
+        let caster = try TestCaster(user: "u", password: "p", frames: [])
+        defer { caster.stop() }
+        let r = try Lodestar.run(["ntrip", "sources", "127.0.0.1:\(caster.port)"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.first == "mountpoint\tformat\tnav-system\tlatitude\tlongitude\tnmea")
+        #expect(lines.contains("TEST\tRTCM 3.3\tGPS+GAL\t48.1200\t11.5200\tgga"), "\(r.stdout)")
+        #expect(lines.contains("BASE2\tRTCM 3.2\tGLO\t-33.8600\t151.2100\t-"))
+        #expect(try Lodestar.run(["ntrip", "sources", "127.0.0.1:notaport"]).status == 64)
     }
 
     @Test func aPasswordInTheURLIsRefused() throws {
