@@ -52,8 +52,9 @@ enum RTCM3Builder {
     }
 }
 
-/// A tiny NTRIP 2.0 caster written for the test: Basic authentication, HTTP/1.1 with chunked transfer encoding
-/// (chunks cut across frames), and a record of the GGA sentences clients upload.
+/// A tiny NTRIP caster written for the test: Basic authentication, NTRIP 2.0 (HTTP/1.1 with chunked transfer
+/// encoding, chunks cut across frames) or 1.0 (`ICY 200 OK`, then the raw stream), a source table for `GET /`, and
+/// a record of the requests and of the GGA sentences clients upload.
 final class TestCaster: @unchecked Sendable {
     let port: Int
     private let listener: Int32
@@ -61,8 +62,10 @@ final class TestCaster: @unchecked Sendable {
     let frames: [[UInt8]]
     let corrupt: [UInt8]
     let expectedAuthorization: String
+    let version1: Bool
 
-    init(user: String, password: String, frames: [[UInt8]], port fixedPort: Int = 0) throws {
+    init(user: String, password: String, frames: [[UInt8]], port fixedPort: Int = 0, version1: Bool = false) throws {
+        self.version1 = version1
         self.frames = frames
         var c = RTCM3Builder.frame(1077, length: 40, seed: 99)
         c[10] ^= 0xFF
@@ -122,7 +125,8 @@ final class TestCaster: @unchecked Sendable {
             _ = send(Array("HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"/TEST\"\r\nContent-Length: 0\r\n\r\n".utf8))
             return
         }
-        guard send(Array("HTTP/1.1 200 OK\r\nNtrip-Version: Ntrip/2.0\r\nContent-Type: gnss/data\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)) else { return }
+        let answer = version1 ? "ICY 200 OK\r\n" : "HTTP/1.1 200 OK\r\nNtrip-Version: Ntrip/2.0\r\nContent-Type: gnss/data\r\nTransfer-Encoding: chunked\r\n\r\n"
+        guard send(Array(answer.utf8)) else { return }
         // The frames (a corrupt one after the third) cut into chunks of 37 bytes, one chunk every 10 ms.
         var data: [UInt8] = []
         for (i, f) in frames.enumerated() { data += f; if i == 2 { data += corrupt } }
@@ -132,7 +136,8 @@ final class TestCaster: @unchecked Sendable {
             if offset < data.count {
                 let piece = Array(data[offset..<min(offset + 37, data.count)])
                 offset += piece.count
-                guard send(Array((String(piece.count, radix: 16) + "\r\n").utf8) + piece + [0x0D, 0x0A]) else { return }
+                let framed = version1 ? piece : Array((String(piece.count, radix: 16) + "\r\n").utf8) + piece + [0x0D, 0x0A]
+                guard send(framed) else { return }
             }
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             if poll(&p, 1, 10) == 1 {
@@ -275,6 +280,31 @@ struct NTRIPCLITests {
         let statuses = out.split(separator: "\n").filter { $0.contains("\"source\":\"ntrip\"") }
         #expect(statuses.contains { $0.contains("\"state\":\"unavailable\"") && $0.contains("closed the connection") }, "\(statuses)")
         #expect(statuses.contains { $0.contains("\"state\":\"recovered\"") }, "\(statuses)")
+    }
+
+    /// NTRIP 1.0: `ICY 200 OK` and the raw stream; the GGA follows the request at once (a fix exists by then);
+    /// corrections that stop are reported stale after --ntrip-stale-seconds.
+    @Test func version1CastersWorkAndSilenceIsReportedStale() throws {
+        let frames = RTCM3Builder.stream(count: 40)
+        let caster = try TestCaster(user: "rover", password: "pw", frames: frames, version1: true)
+        defer { caster.stop() }
+        let receiver = try Receiver()
+        defer { receiver.stop() }
+        let dir = try TemporaryDirectory()
+        let passwordFile = try dir.write("password", "pw\n")
+        let process = try SpawnedProcess(Lodestar.binary, ["run", "--gps", "\(receiver.pty.slavePath)@9600", "--no-sky",
+                                                           "--ntrip", "ntrip://rover@127.0.0.1:\(caster.port)/TEST", "--ntrip-version", "1",
+                                                           "--ntrip-password-file", passwordFile, "--ntrip-stale-seconds", "1"],
+                                         stdoutPath: dir.path("out"), stderrPath: dir.path("err"))
+        let deadline = Date().addingTimeInterval(15)
+        func stale() -> Bool { ((try? String(contentsOfFile: dir.path("out"), encoding: .utf8)) ?? "").contains("stale: no corrections") }
+        while Date() < deadline, RTCM3Builder.frames(in: receiver.bytes).count < frames.count || !stale() { usleep(50_000) }
+        process.signal(SIGTERM)
+        #expect(process.wait(timeout: 5) == 143)
+        #expect(caster.requests.first?.hasPrefix("GET /TEST HTTP/1.0\r\n") == true)
+        let received = RTCM3Builder.frames(in: receiver.bytes)
+        #expect(received.count == frames.count && received == frames, "\(received.count) frames")
+        #expect(stale(), "no stale status")
     }
 
     @Test func sourcesListsTheSourceTable() throws {
