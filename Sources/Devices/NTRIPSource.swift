@@ -81,18 +81,18 @@ public final class NTRIPSource: LiveSource {
         }
     }
 
-    private var where_: String { "\(url.host):\(url.port)/\(url.mountpoint)" }
+    private var endpoint: String { "\(url.host):\(url.port)/\(url.mountpoint)" }
 
     private func session(tracker: inout StatusTracker, backoff: inout Backoff) {
         let fd: Int32
         do { fd = try NTRIPSocket.connect(host: url.host, port: url.port, timeoutMilliseconds: settings.connectTimeoutMilliseconds) } catch {
-            tracker.problem(.unavailable, "\(where_): \(error)")
+            tracker.problem(.unavailable, "\(endpoint): \(error)")
             return
         }
         defer { Syscall.close(fd) }
         counters.withLock { $0.connections += 1 }
         let request = NTRIPRequest.get(url: url, password: password, version: settings.version, gga: gga())
-        guard send(Array(request.utf8), fd) else { tracker.problem(.unavailable, "\(where_): cannot send the request"); return }
+        guard send(Array(request.utf8), fd) else { tracker.problem(.unavailable, "\(endpoint): cannot send the request"); return }
 
         // The answer's head: ICY 200 OK (1.0, data follows the line), HTTP/1.x 200 (2.0, headers), or a refusal.
         var head: [UInt8] = []
@@ -101,12 +101,12 @@ public final class NTRIPSource: LiveSource {
         let deadline = clinux_monotonic_ns() + 10_000_000_000
         while true {
             guard !isStopping else { return }
-            guard clinux_monotonic_ns() < deadline else { tracker.problem(.unavailable, "\(where_): no answer from the caster"); return }
+            guard clinux_monotonic_ns() < deadline else { tracker.problem(.unavailable, "\(endpoint): no answer from the caster"); return }
             switch read(fd) {
             case .data(let d): head += d
             case .idle: continue
             case .closed:
-                tracker.problem(.unavailable, "\(where_): the caster closed the connection before answering")
+                tracker.problem(.unavailable, "\(endpoint): the caster closed the connection before answering")
                 return
             }
             if head.starts(with: Array("ICY 200 OK".utf8)), let eol = head.firstRange(of: [0x0D, 0x0A]) {
@@ -118,12 +118,12 @@ public final class NTRIPSource: LiveSource {
                 switch NTRIPRequest.judge(text) {
                 case .ok(let isChunked): chunked = isChunked
                 case .refused(let message, let auth):
-                    tracker.problem(.unavailable, "\(where_): \(message)", authorization: auth ? .denied : nil)
+                    tracker.problem(.unavailable, "\(endpoint): \(message)", authorization: auth ? .denied : nil)
                     return
                 }
                 break
             }
-            if head.count > 16_384 { tracker.problem(.unavailable, "\(where_): the caster's answer has no end of header"); return }
+            if head.count > 16_384 { tracker.problem(.unavailable, "\(endpoint): the caster's answer has no end of header"); return }
         }
 
         let framer = MixedStreamFramer()
@@ -164,27 +164,27 @@ public final class NTRIPSource: LiveSource {
             case .data(let d): consume(d)
             case .idle: break
             case .closed:
-                tracker.problem(.unavailable, "\(where_): the caster closed the connection" + (decoder.failed ? " (bad chunked encoding)" : ""))
+                tracker.problem(.unavailable, "\(endpoint): the caster closed the connection" + (decoder.failed ? " (bad chunked encoding)" : ""))
                 return
             }
-            if decoder.failed { tracker.problem(.unavailable, "\(where_): bad chunked transfer encoding"); return }
-            if chunked && decoder.isDone { tracker.problem(.unavailable, "\(where_): the caster ended the stream"); return }
+            if decoder.failed { tracker.problem(.unavailable, "\(endpoint): bad chunked transfer encoding"); return }
+            if chunked && decoder.isDone { tracker.problem(.unavailable, "\(endpoint): the caster ended the stream"); return }
             let now = clinux_monotonic_ns()
             // Announce once a second of corrections has shown their message types.
             if !announced, let first = firstData, now - first >= 1_000_000_000 {
                 announced = true
                 backoff.reset()
-                tracker.flowing("corrections from \(where_): RTCM3 \(typesSeen.sorted().map(String.init).joined(separator: ", ")); age \(Self.seconds(now - lastData)) s")
+                tracker.flowing("corrections from \(endpoint): RTCM3 \(typesSeen.sorted().map(String.init).joined(separator: ", ")); age \(Self.seconds(now - lastData)) s")
             }
             if !staleReported, now - lastData > Int64(settings.staleSeconds * 1e9) {
                 staleReported = true
                 let c = statistics
-                tracker.problem(.unavailable, "\(where_): stale: no corrections for \(Self.seconds(now - lastData)) s (\(c.frames) frames, \(c.corruptFrames) corrupt dropped)")
+                tracker.problem(.unavailable, "\(endpoint): stale: no corrections for \(Self.seconds(now - lastData)) s (\(c.frames) frames, \(c.corruptFrames) corrupt dropped)")
             }
             if settings.ggaIntervalSeconds > 0, now >= nextGGA {
                 nextGGA = now + Int64(settings.ggaIntervalSeconds * 1e9)
                 if let sentence = gga() {
-                    guard send(Array(sentence.utf8), fd) else { tracker.problem(.unavailable, "\(where_): cannot send GGA"); return }
+                    guard send(Array(sentence.utf8), fd) else { tracker.problem(.unavailable, "\(endpoint): cannot send GGA"); return }
                     counters.withLock { $0.ggaSent += 1 }
                 }
             }
