@@ -9,7 +9,7 @@ FLEET_PACKAGES := libpq-dev
 # Real peers the MQTT/fleet tests start on loopback (docs/fleet.md).
 MQTT_TEST_PACKAGES := mosquitto mosquitto-clients postgresql postgresql-15-postgis-3 openssl
 # Test-only: gpsd stays off boards (Debian's gpsd takes u-blox receivers on hotplug; docs/deployment.md).
-TEST_PACKAGES := gpsd gpsd-clients systemd python3-gps chrony tmux socat $(FLEET_PACKAGES) $(MQTT_TEST_PACKAGES)
+TEST_PACKAGES := gpsd gpsd-clients systemd python3-gps chrony tmux socat rtklib $(FLEET_PACKAGES) $(MQTT_TEST_PACKAGES)
 # make hil: qemu, the guest's busybox/kmod/udev/i2c-tools/chronyd (copied from this machine), initramfs tools.
 HIL_PACKAGES := qemu-system-x86 busybox-static cpio kmod udev i2c-tools python3 chrony
 BENCH_PACKAGES := libgeographiclib-dev time

@@ -52,7 +52,7 @@ let package = Package(
 
         // The only Swift module over C and hardware.
         // NMEA: the autobaud probe frames sentences; LodestarIO: the one syscall layer.
-        .target(name: "Devices", dependencies: ["CLinux", "CGPS", "CUdev", "LocationCore", "NMEA", "LodestarIO",
+        .target(name: "Devices", dependencies: ["CLinux", "CGPS", "CUdev", "LocationCore", "NMEA", "UBX", "LodestarIO",
                                           .product(name: "SystemPackage", package: "swift-system")],
                 swiftSettings: strict),
         // The one session runner for replay, run, record and LodestarKit: event source → pipeline → sinks/consumers.

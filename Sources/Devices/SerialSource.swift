@@ -6,6 +6,7 @@ import CLinux
 import LocationCore
 import NMEA
 import Synchronization
+import UBX
 
 /// A GNSS receiver on a serial line. `run` opens the port (exclusive, raw), sets or finds the rate, and delivers
 /// `SensorEvent(.nmea(bytes))` per read exactly as the bytes arrived (no line splitting: the pipeline frames),
@@ -31,6 +32,9 @@ public final class SerialSource: LiveSource {
         public var silenceTimeoutNanos: Int64 = 5_000_000_000
         public var autobaud = Autobaud.Settings.default
         public var backoff = Backoff()
+        /// Applied (RAM only) at every open, so a replugged receiver gets them again (docs/receiver.md).
+        public var receiver: ReceiverSettings?
+        public var configurator: any ReceiverConfigurator = UBloxConfigurator()
         public init() {}
         public static let `default` = Settings()
     }
@@ -42,6 +46,9 @@ public final class SerialSource: LiveSource {
     private let stopRequested = Atomic<Bool>(false)
     private let lockedBaud = Atomic<Int>(0)
     private let status: SourceStateBox
+    /// The open port, nil between sessions. Every write to the receiver (configuration, corrections) holds this
+    /// lock for the whole message or sequence, so writes never interleave.
+    private let writer = Mutex<SerialPort?>(nil)
 
     public init(name: String = "gps0", path: String, baud: BaudSetting = .automatic, settings: Settings = .default) {
         self.name = name; self.path = path; self.baud = baud; self.settings = settings
@@ -64,6 +71,17 @@ public final class SerialSource: LiveSource {
 
     public func stop() { stopRequested.store(true, ordering: .releasing) }
 
+    /// Writes `bytes` whole to the receiver (e.g. an RTCM3 frame), never interleaved with a configuration
+    /// sequence. False when the port is closed (between sessions) or the write failed or was short.
+    @discardableResult
+    public func writeToReceiver(_ bytes: [UInt8]) -> Bool {
+        writer.withLock { port in
+            guard let port else { return false }
+            guard let n = try? port.write(bytes) else { return false }
+            return n == bytes.count
+        }
+    }
+
     private var isStopping: Bool { stopRequested.load(ordering: .acquiring) }
 
     public func run(sourceID: Int, sink: any SourceSink) {
@@ -84,7 +102,10 @@ public final class SerialSource: LiveSource {
             tracker.failed(error, path: path)
             return
         }
-        defer { port.close() }
+        defer {
+            writer.withLock { $0 = nil }
+            port.close()
+        }
         tracker.authorized()
 
         var pending: [SerialChunk] = []
@@ -114,14 +135,15 @@ public final class SerialSource: LiveSource {
             }
         }
 
-        let rateText = "\(path) at \(lockedBaud.load(ordering: .relaxed)) baud"
-        let framer = NMEAFramer()
+        var rateText = "\(path) at \(lockedBaud.load(ordering: .relaxed)) baud"
+        // Valid data: a checksum-valid NMEA sentence, UBX frame or RTCM3 frame (a UBX-only receiver is alive too).
+        let framer = MixedStreamFramer()
         var lastValidNanos = clinux_monotonic_ns()
         var silenceReported = false
         func deliver(_ chunk: SerialChunk) {
-            let before = framer.statistics.framed
-            framer.feed(chunk.bytes) { _ in }
-            if framer.statistics.framed > before {
+            var valid = false
+            framer.feed(chunk.bytes) { _ in valid = true }
+            if valid {
                 lastValidNanos = chunk.monotonicNanos
                 silenceReported = false
                 if !tracker.isFlowing {
@@ -133,6 +155,19 @@ public final class SerialSource: LiveSource {
                                      sourceID: sourceID, payload: .nmea(chunk.bytes)))
         }
         for chunk in pending { deliver(chunk) }
+
+        // The port is open: configure the receiver (every reopen, so a replugged receiver gets the settings again),
+        // then let other writers (NTRIP corrections) in.
+        writer.withLock { writerPort in
+            if let wanted = settings.receiver, !wanted.isEmpty, !isStopping {
+                configure(wanted, port: port, tracker: tracker, deliver: deliver)
+                if let rate = try? port.baudRate(), rate != lockedBaud.load(ordering: .relaxed) {
+                    lockedBaud.store(rate, ordering: .relaxed)
+                    rateText = "\(path) at \(rate) baud"
+                }
+            }
+            writerPort = port
+        }
 
         while !isStopping {
             let result: SerialReadResult
@@ -157,6 +192,20 @@ public final class SerialSource: LiveSource {
                     ? "\(rateText): no valid NMEA for \(seconds) s"
                     : "\(rateText): no valid NMEA after \(seconds) s (wrong baud rate? try @auto)")
             }
+        }
+    }
+
+    /// Identifies the receiver and applies the settings; the outcome is a `starting` status (it changes no
+    /// availability): `receiver configured: …` or `receiver configuration failed: …` (the source keeps reading).
+    private func configure(_ wanted: ReceiverSettings, port: SerialPort, tracker: StatusTracker, deliver: (SerialChunk) -> Void) {
+        let configurator = settings.configurator
+        do {
+            let version = try configurator.identify(port, passthrough: deliver)
+            let applied = try configurator.apply(wanted, save: false, version: version, port: port, passthrough: deliver, acknowledged: { _ in })
+            let generation = version.generation.map { " (generation \($0))" } ?? ""
+            tracker.note("receiver configured: \(wanted.summary) — \(version.monVER.summary)\(generation), \(applied.count) settings acknowledged, RAM only")
+        } catch {
+            tracker.note("receiver configuration failed: \(error.description)")
         }
     }
 
@@ -199,6 +248,11 @@ struct StatusTracker {
     private func now() -> Timestamp { Timestamp(nanosecondsSince1970: clinux_realtime_ns()) }
 
     func starting(_ message: String) {
+        sink.report(StatusReport(source: name, state: .starting, message: message, time: now()))
+    }
+
+    /// A note that changes no availability (receiver configuration), as a `starting` status.
+    func note(_ message: String) {
         sink.report(StatusReport(source: name, state: .starting, message: message, time: now()))
     }
 

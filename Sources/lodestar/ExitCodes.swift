@@ -16,6 +16,9 @@ enum Exit {
     static let cannotCreate: Int32 = 73
     static let ioError: Int32 = 74
     static let permission: Int32 = 77
+    /// EX_PROTOCOL: the receiver refused a setting (ACK-NAK), did not acknowledge it in time, does not support it,
+    /// or did not answer at all (`lodestar receiver`, docs/receiver.md).
+    static let receiverRefused: Int32 = 76
 
     static func code(for error: CaptureError) -> Int32 {
         switch error {

@@ -14,7 +14,7 @@ import Glibc
 
 /// Builds live sources from specs; a bad spec is a usage error (exit 64).
 enum SourceFactory {
-    static func make(gps: [String], imu: [String], gpsdMode: GPSDSource.Mode) throws -> [any LiveSource] {
+    static func make(gps: [String], imu: [String], gpsdMode: GPSDSource.Mode, receiver: ReceiverSettings? = nil) throws -> [any LiveSource] {
         var sources: [any LiveSource] = []
         for (i, text) in gps.enumerated() {
             do {
@@ -24,7 +24,14 @@ enum SourceFactory {
                     throw ValidationError("--gps \(text): \(path) is a \(type == S_IFREG ? "regular file" : "directory"), "
                                           + "not a serial device; to read a recorded log use: lodestar replay \(path)")
                 }
-                sources.append(spec.makeSource(name: "gps\(i)", gpsdMode: gpsdMode))
+                if case .serial(let path, let baud) = spec, let receiver {
+                    // Receiver settings are applied at every open of the port (docs/receiver.md).
+                    var settings = SerialSource.Settings()
+                    settings.receiver = receiver
+                    sources.append(SerialSource(name: "gps\(i)", path: path, baud: baud, settings: settings))
+                } else {
+                    sources.append(spec.makeSource(name: "gps\(i)", gpsdMode: gpsdMode))
+                }
             } catch let error as DeviceSpecError {
                 throw ValidationError("--gps \(text): \(error.description)")
             }
@@ -153,6 +160,8 @@ struct Run: ParsableCommand {
     @OptionGroup(title: "Location services") var serviceOptions: ServiceOptions
     @OptionGroup(title: "Network outputs") var serveOptions: ServeOptions
     @OptionGroup(title: "MQTT (docs/fleet.md)") var mqttOptions: MQTTOptions
+    @OptionGroup(title: "Receiver configuration (docs/receiver.md)") var receiverOptions: LiveReceiverOptions
+    @OptionGroup(title: "NTRIP corrections (docs/ntrip.md)") var ntripOptions: NTRIPOptions
 
     @Option(name: .long, help: "With gpsd://: relay gpsd's raw NMEA (nmea, default; parsed by Lodestar) or take gpsd's own fixes (json; recorded as F records).")
     var gpsdMode: GPSDSource.Mode = .nmea
@@ -170,7 +179,15 @@ struct Run: ParsableCommand {
         clinux_install_stop_handlers()
         clinux_ignore_sigpipe()
         let resolved = try live.resolved()
-        let sources = try SourceFactory.make(gps: resolved.gps, imu: resolved.imu, gpsdMode: gpsdMode)
+        var sources = try SourceFactory.make(gps: resolved.gps, imu: resolved.imu, gpsdMode: gpsdMode,
+                                             receiver: try receiverOptions.settings(config: resolved.settings))
+        // NTRIP corrections: a pseudo-source (its status events go through the queue, so they are recorded) that
+        // writes RTCM3 to the first serial receiver and uploads the latest fix as GGA.
+        var ntripOptions = self.ntripOptions
+        try ntripOptions.merge(config: resolved.settings)
+        let latestFix = LatestFix()
+        let ntrip = try ntripOptions.makeSource(receiver: sources.compactMap { $0 as? SerialSource }.first, fixes: latestFix)
+        if let ntrip { sources.append(ntrip) }
         var options = outputOptions
         if options.fifo == nil, let f = resolved.settings["fifo"] { options.fifo = f }
         if let o = resolved.settings["output"], options.output == .json {
@@ -202,7 +219,8 @@ struct Run: ParsableCommand {
         let mailbox = StatusMailbox(echo: false)   // the session's status echo prints them
         let mqtt = try mqttOptions.start(filtersFixes: try serviceOptions.makeStage()?.filtersFixes ?? false) { mailbox.post($0) }
         let summary = try runLive(queue: queue, options: options, mounting: resolved.mounting, sinks: sinks,
-                                  consumers: try makeConsumers(options) + (network.map { [$0] } ?? []) + (mqtt.map { [$0] } ?? []),
+                                  consumers: try makeConsumers(options) + (network.map { [$0] } ?? []) + (mqtt.map { [$0] } ?? [])
+                                      + (ntrip == nil ? [] : [latestFix]),
                                   device: device, statusMailbox: mqtt == nil ? nil : mailbox)
         _ = mqtt?.finish(quiet: quiet)
         fifo?.close()
@@ -218,6 +236,10 @@ struct Run: ParsableCommand {
                 line += ", \(out.droppedLines) stdout lines dropped (\(out.droppedOldestLines) oldest from the full queue)"
             }
             if queue.dropped > 0 { line += ", \(queue.dropped) events dropped (pipeline behind)" }
+            if let n = ntrip?.statistics {
+                line += "; NTRIP: \(n.frames) RTCM3 frames to the receiver, \(n.corruptFrames) corrupt dropped, \(n.ggaSent) GGA sent"
+                if n.unwrittenFrames > 0 { line += ", \(n.unwrittenFrames) not written (receiver closed)" }
+            }
             printError(line)
         }
         let sig = clinux_stop_requested()
@@ -309,6 +331,8 @@ struct Record: ParsableCommand {
     @Flag(name: .long, help: "Do not echo source status changes on standard error.")
     var quiet = false
 
+    @OptionGroup(title: "Receiver configuration (docs/receiver.md)") var receiverOptions: LiveReceiverOptions
+
     func validate() throws {
         if let d = duration, !(d > 0 && d.isFinite) { throw ValidationError("--duration must be a positive number of seconds") }
     }
@@ -317,7 +341,8 @@ struct Record: ParsableCommand {
         clinux_install_stop_handlers()
         clinux_ignore_sigpipe()
         let resolved = try live.resolved()
-        let sources = try SourceFactory.make(gps: resolved.gps, imu: resolved.imu, gpsdMode: gpsdMode)
+        let sources = try SourceFactory.make(gps: resolved.gps, imu: resolved.imu, gpsdMode: gpsdMode,
+                                             receiver: try receiverOptions.settings(config: resolved.settings))
         let queue = LiveEventQueue(sources: sources)
         let configuration = SessionConfiguration.live(sourceNames: sources.map(\.name), mounting: resolved.mounting,
                                                       lenient: lenient, calibration: nil, clock: queue.clock)

@@ -40,7 +40,9 @@ struct LiveOptions: ParsableArguments {
                 case "mounting": mounting = value
                 case "output", "fifo", "serve", "serve-nmea", "nmea-udp", "chrony-sock", "service": settings[key] = value
                 case _ where MQTTOptions.configKeys.contains(key): settings[key] = value
-                default: throw ValidationError("\(config): unknown key '\(key)' (known: gps, imu, mounting, output, fifo, serve, serve-nmea, service, nmea-udp, chrony-sock, mqtt…)")
+                case _ where LiveReceiverOptions.configKeys.contains(key): settings[key] = value
+                case _ where NTRIPOptions.configKeys.contains(key): settings[key] = value
+                default: throw ValidationError("\(config): unknown key '\(key)' (known: gps, imu, mounting, output, fifo, serve, serve-nmea, service, nmea-udp, chrony-sock, mqtt…, receiver-rate, receiver-constellations, receiver-dynamic-model, receiver-messages, ntrip…)")
                 }
             }
         }

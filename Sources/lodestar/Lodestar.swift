@@ -10,14 +10,14 @@ struct Lodestar: ParsableCommand {
         Lodestar JSON lines, gpsd-compatible JSON or NMEA to standard output or a FIFO.
 
         Exit codes: 0 success; 64 bad arguments; 65 unrecognised or unsupported input format; \
-        66 input file missing; 69 a server's port is taken; 73 output cannot be created; 74 I/O error; 77 permission denied; \
+        66 input file missing; 69 a server's port is taken; 73 output cannot be created; 74 I/O error; 76 the receiver refused or did not acknowledge a setting (receiver configure); 77 permission denied; \
         130/143 stopped by SIGINT/SIGTERM (after flushing).
 
         See docs/ (cli.md, output.md, capture-format.md, nmea.md) for details.
         """,
         version: LodestarVersion.withDataNotice,
         subcommands: [Replay.self, Run.self, Record.self, Devices.self, Calibrate.self, Field.self, Simulate.self, MapCommand.self, Export.self,
-                      Reverse.self, Geocode.self, About.self, Fleet.self]
+                      Reverse.self, Geocode.self, About.self, Fleet.self, ReceiverCommand.self, NTRIPCommand.self]
     )
 }
 
