@@ -224,6 +224,54 @@ struct NTRIPCLITests {
         #expect(replay.stdout == out, "replay differs from live")
     }
 
+    /// Against a real caster: RTKLIB's `str2str` as `ntripc://` on loopback, its RTCM3 input paced through a FIFO
+    /// (a plain file would be drained at once). Every frame that reaches the receiver's side of the pseudo-terminal is
+    /// whole, CRC-valid and in the caster's order, while `run` reads the receiver's NMEA.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/str2str"), "RTKLIB's str2str is not installed (apt install rtklib)"))
+    func correctionsFromRTKLIBsCasterArriveWhole() throws {
+        let frames = RTCM3Builder.stream(count: 25)
+        let dir = try TemporaryDirectory()
+        let fifo = dir.path("rtcm.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let port = try GPSDProcess.freePort()
+        let caster = try SpawnedProcess("/usr/bin/str2str", ["-in", "file://\(fifo)", "-out", "ntripc://rover:s3cret@:\(port)/TEST"],
+                                        stdoutPath: dir.path("s2s.out"), stderrPath: dir.path("s2s.err"))
+        defer { caster.stop() }
+        // The base station: the frames over and over, one every 40 ms, until the test ends.
+        let feeding = Atomic<Bool>(true), fed = Atomic<Bool>(false)
+        Thread {
+            let fd = open(fifo, O_WRONLY)   // blocks until str2str opens its input
+            defer { if fd >= 0 { close(fd) }; fed.store(true, ordering: .releasing) }
+            guard fd >= 0 else { return }
+            while feeding.load(ordering: .acquiring) {
+                for f in frames where feeding.load(ordering: .acquiring) {
+                    _ = f.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                    usleep(40_000)
+                }
+            }
+        }.start()
+        defer { feeding.store(false, ordering: .releasing); while !fed.load(ordering: .acquiring) { usleep(1000) } }
+        let receiver = try Receiver()
+        defer { receiver.stop() }
+        let passwordFile = try dir.write("password", "s3cret\n")
+        let process = try SpawnedProcess(Lodestar.binary, ["run", "--gps", "\(receiver.pty.slavePath)@9600", "--no-sky", "--no-smoothing",
+                                                           "--ntrip", "ntrip://rover@127.0.0.1:\(port)/TEST",
+                                                           "--ntrip-password-file", passwordFile],
+                                         stdoutPath: dir.path("out"), stderrPath: dir.path("err"))
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, RTCM3Builder.frames(in: receiver.bytes).count < 30 { usleep(50_000) }
+        process.signal(SIGTERM)
+        #expect(process.wait(timeout: 5) == 143)
+        let received = RTCM3Builder.frames(in: receiver.bytes)
+        #expect(received.count >= 30, "\(received.count) frames from str2str; lodestar: \((try? String(contentsOfFile: dir.path("err"), encoding: .utf8)) ?? "")")
+        // Whole, and in the caster's (cyclic) order.
+        let index = received.compactMap { f in frames.firstIndex(of: f) }
+        #expect(index.count == received.count, "every frame is one the base sent, intact")
+        #expect(zip(index, index.dropFirst()).allSatisfy { ($0 + 1) % frames.count == $1 }, "in order: \(index.prefix(40))")
+        let out = try String(contentsOfFile: dir.path("out"), encoding: .utf8)
+        #expect(out.contains("\"source\":\"ntrip\"") && out.contains("\"class\":\"fix\""), "statuses and fixes go on")
+    }
+
     @Test func aWrongPasswordIsOneClearStatusAndFixesGoOn() throws {
         let caster = try TestCaster(user: "rover", password: "right", frames: RTCM3Builder.stream(count: 5))
         defer { caster.stop() }
