@@ -1,0 +1,109 @@
+#if !canImport(Darwin)  // behaviour of this package's CoreLocation through the board's service
+import Foundation
+import Testing
+@testable import CoreLocation
+
+/// The same delegate semantics as DelegateBehaviourTests, with the locations coming from the board's location
+/// service instead of an in-process replay: `lodestar replay --service SOCKET` (the real binary) replays the
+/// shipped drive at 50 × into the socket, and the manager is a client of it, as a program is of `lodestar run
+/// --service` on a board.
+@Suite(.serialized) struct ServiceBehaviourTests {
+    /// The `lodestar` binary built beside this test bundle.
+    static var lodestar: String {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
+        if dir.pathExtension == "xctest" { dir = dir.deletingLastPathComponent() }
+        return dir.appendingPathComponent("lodestar").path
+    }
+
+    /// A service replaying the drive for one client; stopped (SIGTERM) when the test ends.
+    final class Service {
+        let socket: String
+        let process = Process()
+        init() throws {
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lodestar-cl-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            socket = dir.appendingPathComponent("service.sock").path
+            process.executableURL = URL(fileURLWithPath: ServiceBehaviourTests.lodestar)
+            process.arguments = ["replay", "--quiet", "--service", socket, "--wait-clients", "1", "--speed", "50",
+                                 "--linger", "5", ReplayEnvironment.capture]
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let deadline = Date().addingTimeInterval(20)
+            while !FileManager.default.fileExists(atPath: socket), Date() < deadline { usleep(20_000) }
+        }
+        func stop() { if process.isRunning { process.terminate() }; process.waitUntilExit() }
+    }
+
+    final class Recorder: NSObject, CLLocationManagerDelegate {
+        var events: [String] = []
+        var locations: [CLLocation] = []
+        var headings: [CLHeading] = []
+        var regions: [String] = []
+        var offMain = 0
+        func note(_ s: String) { if !MainQueue.isCurrent { offMain += 1 }; events.append(s) }
+        func locationManagerDidChangeAuthorization(_ manager: CLLocationManager) { note("authorization \(manager.authorizationStatus.rawValue)") }
+        func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {
+            note("location"); self.locations += locations
+        }
+        func locationManager(_ manager: CLLocationManager, didUpdateHeading newHeading: CLHeading) { headings.append(newHeading) }
+        func locationManager(_ manager: CLLocationManager, didEnterRegion region: CLRegion) { regions.append("enter \(region.identifier)") }
+        func locationManager(_ manager: CLLocationManager, didExitRegion region: CLRegion) { regions.append("exit \(region.identifier)") }
+    }
+
+    @MainActor @Test func authorizationFirstThenLocationsAndRegionsFromTheService() async throws {
+        let service = try Service()
+        defer { service.stop() }
+        #expect(FileManager.default.fileExists(atPath: service.socket), "the service did not start")
+        let recorder = Recorder()
+        let manager = CLLocationManager(source: .service(path: service.socket))
+        manager.delegate = recorder
+        for r in [ReplayEnvironment.start, ReplayEnvironment.stop] {
+            let region = CLCircularRegion(center: CLLocationCoordinate2D(latitude: r.latitude, longitude: r.longitude),
+                                          radius: r.radius, identifier: r.name)
+            manager.startMonitoring(for: region)
+        }
+        manager.startUpdatingLocation()
+        #expect(await waitUntil(90) { recorder.regions.contains("exit stop") })
+        manager.stopUpdatingLocation()
+        for r in manager.monitoredRegions { manager.stopMonitoring(for: r) }
+        #expect(recorder.events.first == "authorization \(CLAuthorizationStatus.authorizedAlways.rawValue)")
+        #expect(recorder.events.dropFirst().allSatisfy { $0 == "location" || $0.hasPrefix("authorization") })
+        #expect(recorder.offMain == 0, "callbacks on the main run loop")
+        #expect(recorder.locations.count >= 20)
+        if let first = recorder.locations.first?.coordinate {
+            #expect(abs(first.latitude - 37.3861) < 0.001 && abs(first.longitude - -122.0839) < 0.001)
+        }
+        #expect(zip(recorder.locations, recorder.locations.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
+        // The same region events as the in-process replay and the CLI (docs/services.md).
+        #expect(recorder.regions == ["enter start", "exit start", "enter stop", "exit stop"], "\(recorder.regions)")
+    }
+
+    @MainActor @Test func headingFromTheServiceHonoursHeadingFilter() async throws {
+        let service = try Service()
+        defer { service.stop() }
+        let recorder = Recorder()
+        let manager = CLLocationManager(source: .service(path: service.socket))
+        manager.delegate = recorder
+        manager.headingFilter = 20
+        manager.startUpdatingHeading()
+        func validPairs() -> Int {
+            let h = recorder.headings
+            return h.count < 2 ? 0 : (1..<h.count).filter { h[$0].headingAccuracy >= 0 && h[$0 - 1].headingAccuracy >= 0 }.count
+        }
+        #expect(await waitUntil(60) { validPairs() >= 3 })
+        manager.stopUpdatingHeading()
+        // Between valid headings (a delivery right after an invalid one comes whatever its change), the direction
+        // moves by at least headingFilter, as Apple documents.
+        let h = recorder.headings
+        var checked = 0
+        for i in 1..<h.count where h[i].headingAccuracy >= 0 && h[i - 1].headingAccuracy >= 0 {
+            func deg(_ x: CLHeading) -> Double { x.trueHeading >= 0 ? x.trueHeading : x.magneticHeading }
+            let d = abs((deg(h[i]) - deg(h[i - 1]) + 540).truncatingRemainder(dividingBy: 360) - 180)
+            #expect(d >= 20 - 1e-9, "\(deg(h[i - 1])) → \(deg(h[i]))")
+            checked += 1
+        }
+        #expect(checked >= 3)
+    }
+}
+#endif
