@@ -28,6 +28,8 @@ echo "Cross-building for $arch with Swift SDK $sdk"
 bin=$("$SWIFT" build -c release --swift-sdk "$sdk" --show-bin-path)
 # debian/rules installs from LODESTAR_BIN_DIR instead of building; dpkg-buildpackage -a sets DEB_HOST_ARCH, and
 # the cross binutils (binutils-aarch64-linux-gnu) strip the binaries.
-LODESTAR_BIN_DIR="$bin" dpkg-buildpackage -a"$arch" -d -b -us -uc --buildinfo-option=-u.build --changes-option=-u.build
-lintian --fail-on error --suppress-tags bad-distribution-in-changes-file .build/lodestar_*_"$arch".changes || true
+export LODESTAR_BIN_DIR="$bin"
+eval "$(dpkg-architecture -a"$arch" -s)"   # DEB_HOST_ARCH for debhelper; a cross dpkg-buildpackage -a without .changes
+debian/rules clean && debian/rules build && fakeroot debian/rules binary
+lintian --fail-on error .build/lodestar*_"$arch".deb
 ls -l .build/*_"$arch".deb
