@@ -72,7 +72,7 @@ for f in /usr/bin/lodestar /lib/systemd/system/lodestar.service /lib/systemd/sys
     [ -e "$root$f" ] || fail "missing $f"
 done
 in_root dpkg-query -W -f='${Conffiles}\n' lodestar | grep -q ' /etc/lodestar/lodestar.conf ' || fail "lodestar.conf is not a conffile"
-[ -d "$root/run/lodestar" ] && [ "$(stat -c %U:%G:%a "$root/run/lodestar")" = lodestar:lodestar:750 ] \
+[ "$(in_root stat -c %U:%G:%a /run/lodestar 2>/dev/null)" = lodestar:lodestar:750 ] \
     || fail "/run/lodestar not created by tmpfiles as lodestar:lodestar 0750"
 [ -L "$root/etc/systemd/system/multi-user.target.wants/lodestar.service" ] || fail "lodestar.service not enabled"
 [ ! -e "$root/etc/systemd/system/sockets.target.wants/lodestar.socket" ] || fail "lodestar.socket enabled"
@@ -108,7 +108,7 @@ echo '# admin' > "$root/etc/lodestar/smoothing.conf"
 in_root apt-get purge -y -q lodestar > "$cache/purge.log" 2>&1 || { cat "$cache/purge.log"; fail "purge"; }
 left=""
 while read -r f; do
-    [ -d "$root$f" ] && [ ! -L "$root$f" ] && continue   # shared directories (/usr/bin ...) stay
+    [ -d "$root$f" ] && continue   # directories (/usr/bin, /lib -> usr/lib ...) are shared; its own ones are below
     [ -e "$root$f" ] || [ -L "$root$f" ] && left="$left $f"
 done < "$cache/lodestar-files.txt"
 for f in /etc/lodestar /var/lib/lodestar /run/lodestar /usr/share/doc/lodestar \
