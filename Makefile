@@ -158,7 +158,7 @@ ifeq ($(ARCH),$(HOST_ARCH))
 	lintian --fail-on error --info .build/lodestar*_$(ARCH).deb
 	@ls -l .build/*.deb
 else
-	scripts/deb-cross.sh $(ARCH)
+	SWIFT=$(SWIFT) scripts/deb-cross.sh $(ARCH)
 endif
 
 # Installs .build/lodestar_*.deb into a clean Debian 12 (debootstrap, cached in .build/package-test) with apt, runs it,
