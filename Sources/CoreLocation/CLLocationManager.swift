@@ -17,6 +17,9 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
     open var headingOrientation: CLDeviceOrientation = .portrait
     open var activityType: CLActivityType = .other
     open var pausesLocationUpdatesAutomatically = true
+    /// How long the device must have been stationary before automatic pausing (Apple does not document its own
+    /// figure; a parked car for several minutes). Tests shorten it.
+    nonisolated(unsafe) static var automaticPauseSeconds: TimeInterval = 300
     open var allowsBackgroundLocationUpdates = false
     open var showsBackgroundLocationIndicator = false
     @available(*, deprecated, message: "Set the purpose string in Info.plist")
@@ -191,8 +194,15 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
         guard let feed = ensureFeed(failing: true) else { updatingLocation = false; return }
         let gen = generation.location
         let stream = feed.liveUpdates(liveConfiguration)
+        // pausesLocationUpdatesAutomatically: after the device has been stationary (the smoother's judgement, as
+        // CLLocationUpdate.isStationary) for `automaticPauseSeconds` of fix time, updates pause with
+        // locationManagerDidPauseLocationUpdates; the first moving fix resumes them (didResume).
+        let pauses = pausesLocationUpdatesAutomatically
+        let pauseAfter = Self.automaticPauseSeconds
         feed.start()
         locationTask = Task.detached { [weak self] in
+            var stationarySince: Date?
+            var paused = false
             do {
                 for try await u in stream {
                     guard let self else { return }
@@ -202,6 +212,28 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
                         continue
                     }
                     let location = CLLocation(u.location!)
+                    if pauses, u.isStationary == true {
+                        let since = stationarySince ?? location.timestamp
+                        stationarySince = since
+                        if paused { continue }
+                        if location.timestamp.timeIntervalSince(since) >= pauseAfter {
+                            paused = true
+                            self.delivery.post { [weak self] in
+                                guard let self, self.generation.location == gen else { return }
+                                self.delegate?.locationManagerDidPauseLocationUpdates(self)
+                            }
+                            continue
+                        }
+                    } else {
+                        stationarySince = nil
+                        if paused {
+                            paused = false
+                            self.delivery.post { [weak self] in
+                                guard let self, self.generation.location == gen else { return }
+                                self.delegate?.locationManagerDidResumeLocationUpdates(self)
+                            }
+                        }
+                    }
                     self.delivery.post { [weak self] in
                         guard let self, self.generation.location == gen else { return }
                         self._location = location
