@@ -26,7 +26,7 @@ struct VehicleHeadingHonestyTests {
     }
 
     static let changes: [Scenario] = [
-        Scenario(name: "5 µT along x at 250 s", settings: change(seed: 21, at: 250, by: Vector3(x: 5, y: 0, z: 0), gyroscope: false)),
+        Scenario(name: "5 µT along x at 250 s, no gyroscope", settings: change(seed: 21, at: 250, by: Vector3(x: 5, y: 0, z: 0), gyroscope: false)),
         Scenario(name: "5 µT along y at 250 s", settings: change(seed: 22, at: 250, by: Vector3(x: 0, y: 5, z: 0), gyroscope: false)),
         Scenario(name: "5 µT diagonal at 300 s", settings: change(seed: 23, at: 300, by: Vector3(x: -3, y: 3.5, z: 1.5), gyroscope: false)),
         Scenario(name: "gyroscope, 5 µT along x at 250 s", settings: change(seed: 24, at: 250, by: Vector3(x: 5, y: 0, z: 0), gyroscope: true)),
@@ -56,6 +56,15 @@ struct VehicleHeadingHonestyTests {
         let before = run.score(after: 120, until: t0)
         let everywhere = run.score(after: 120)
         print("\(scenario.name): 90 s after: wrong \(String(format: "%.1f", 100 * after.wrong)) %, valid \(String(format: "%.1f", 100 * after.valid)) %; before \(before); from 120 s \(everywhere)")
+        if ProcessInfo.processInfo.environment["LODESTAR_DEBUG_HONESTY"] != nil {
+            var next = t0 - 5
+            for x in run.samples where x.seconds >= next && x.seconds < t0 + 90 {
+                next = x.seconds + 1
+                let e = Angle.differenceDegrees(x.report.trueHeadingDegrees ?? 0, x.truth)
+                print(String(format: "%.1f truth %.1f err %+.2f acc %.2f mis %@ dist %@ beta %.2f", x.seconds, x.truth, e,
+                             x.report.headingAccuracyDegrees, "\(x.status.fitResidualDegrees ?? -1)", "\(x.status.disturbed)", x.status.magneticBiasDegrees))
+            }
+        }
         #expect(after.wrong <= 0.05, "wrong beyond accuracy after the change: \(after)")
         #expect(before.rmse <= 2, "before the change: \(before)")
         #expect(before.honestShare >= 0.95, "before the change: \(before)")

@@ -30,6 +30,9 @@ extension VehicleHeadingEstimator {
         public var receiverHeadingSigmaDegrees: Double = 1
         /// Weight of each innovation in the running mean that scales the receiver heading's noise (≈ 1/updates).
         public var receiverHeadingNoiseAdaptation: Double = 0.05
+        /// How long a receiver heading's error stays correlated (multipath; seconds): its variance counts once per
+        /// this time, not once per fix.
+        public var receiverHeadingCorrelationSeconds: Double = 3
         /// The dual-antenna baseline's heading minus the vehicle's (degrees, clockwise; 0 when the secondary
         /// antenna is mounted straight ahead of the primary).
         public var receiverHeadingOffsetDegrees: Double = 0
@@ -87,6 +90,10 @@ extension VehicleHeadingEstimator {
         /// A lasting misfit of at least this RMS (degrees) starts a fresh fit beside the adopted one; it replaces
         /// the adopted one once it qualifies.
         public var relearnMismatchDegrees: Double = 2
+        /// After a disturbance of at least `relearnAfterSeconds` while moving, the magnetometer is counted as
+        /// misfitting by this RMS (degrees) until the pairs show that the calibration fits (the misfit fades with
+        /// `mismatchMemorySeconds`) or a fresh fit replaces it.
+        public var suspectAfterDisturbanceDegrees: Double = 3
 
         // MARK: Interference
         /// Horizontal strength deviation allowed (fraction of the fitted horizontal field) and vertical deviation

@@ -66,6 +66,8 @@ public struct VehicleHeadingEstimator: Sendable {
     private var lastFilterNanos: Int64?
     /// Running mean of the receiver heading's normalised squared innovations (its claimed noise is scaled by it).
     private var receiverHeadingNoiseScale = 1.0
+    private var receiverHeadingSeen = false
+    private var lastReceiverHeadingNanos: Int64?
 
     // Calibration in motion.
     private var fit = CourseMagnetometerFit()
@@ -94,6 +96,8 @@ public struct VehicleHeadingEstimator: Sendable {
     /// Running mean of the pairs' normalised squared residuals (1 when the calibration fits).
     private var mismatchMean = 1.0
     private var lastMismatchNanos: Int64?
+    /// The misfit variance held while a fresh fit replaces a calibration that stopped fitting.
+    private var mismatchFloor = 0.0
 
     // Field model.
     private var declinationCache = DeclinationCache()
@@ -216,7 +220,11 @@ public struct VehicleHeadingEstimator: Sendable {
         if withoutMagnetometer { advance(to: t) }
         let receiverHeading = fix.receiverHeadingDegrees.flatMap { $0.isFinite ? $0 : nil }
         courseAndPosition(fix: fix, monotonicNanos: t, pairCourse: receiverHeading == nil)
-        guard let heading = receiverHeading else { return .none }
+        guard let heading = receiverHeading else {
+            // The second antenna lost its fix: without a magnetometer the course (and gyroscope) carry on.
+            return withoutMagnetometer && receiverHeadingSeen ? deliver(t, raw: .zero, calibrated: .zero) : .none
+        }
+        receiverHeadingSeen = true
         receiverHeadingUpdate(heading, accuracy: fix.receiverHeadingAccuracyDegrees, t,
                               sinceFilter: withoutMagnetometer ? 0 : lastMagNanos.map { Double(t &- $0) * 1e-9 } ?? 0)
         guard withoutMagnetometer else { return .none }
@@ -245,6 +253,10 @@ public struct VehicleHeadingEstimator: Sendable {
         let latency = settings.courseLatencySeconds
         var variance = claimed * claimed + pow(turnRate * settings.courseLatencySigmaSeconds, 2)
         variance *= max(1, receiverHeadingNoiseScale)
+        // Multipath keeps a dual-antenna heading's error for seconds: fixes closer than that are not independent.
+        let gap = lastReceiverHeadingNanos.map { max(0.05, Double(t &- $0) * 1e-9) } ?? 1
+        lastReceiverHeadingNanos = t
+        let perCorrelation = max(1, settings.receiverHeadingCorrelationSeconds / gap)
         let measured = heading - settings.receiverHeadingOffsetDegrees
         let observed = measured + turnRate * (latency - sinceFilter)
         if !initialized {
@@ -256,7 +268,7 @@ public struct VehicleHeadingEstimator: Sendable {
             receiverHeadingNoiseScale += (min(nu * nu / s, 25) - receiverHeadingNoiseScale)
                 * settings.receiverHeadingNoiseAdaptation
             if nu * nu <= 25 * s || p00.squareRoot() > 20 {
-                update(innovation: nu, h0: 1, h2: 0, variance: variance)
+                update(innovation: nu, h0: 1, h2: 0, variance: variance * perCorrelation)
             }
         }
         if speed >= 0.5 {
@@ -515,7 +527,14 @@ public struct VehicleHeadingEstimator: Sendable {
             let clean = failed.isEmpty
             if disturbed {
                 cleanSeconds = clean ? cleanSeconds + dt : 0
-                if cleanSeconds >= settings.recoveryHoldSeconds { disturbed = false; disturbedSeconds = 0 }
+                if cleanSeconds >= settings.recoveryHoldSeconds {
+                    // A long disturbance while driving may have been a change (the hard iron): the calibration is
+                    // suspect until the pairs show it fits again, or a fresh fit replaces it.
+                    if disturbedSeconds >= settings.relearnAfterSeconds, !stationary {
+                        mismatchVariance = max(mismatchVariance, pow(settings.suspectAfterDisturbanceDegrees, 2))
+                    }
+                    disturbed = false; disturbedSeconds = 0
+                }
             } else if !clean {
                 disturbed = true; cleanSeconds = 0
             }
@@ -701,17 +720,21 @@ public struct VehicleHeadingEstimator: Sendable {
         let gap = lastMismatchNanos.map { min(30, max(0, Double(epochNanos &- $0) * 1e-9)) } ?? 0
         lastMismatchNanos = epochNanos
         let decay = exp(-gap / settings.mismatchMemorySeconds)
-        mismatchVariance *= decay
+        // While a fresh fit is being learned the old calibration stays suspect by the largest misfit seen: a
+        // changed hard iron's error returns with every turn even when β has caught up on a straight road.
+        if candidate == nil { mismatchFloor = 0 }
+        mismatchVariance = max(mismatchVariance * decay, mismatchFloor)
         let u = s.unit(x: x, y: y)
         let heading = HeadingMath.atan2Degrees(u.s, u.c) + declinationShift
         let d = HeadingMath.difference(heading - beta, reference)
         let residual = residualDegrees(s)
-        let expected = variance + p22 + residual * residual
+        let expected = max(variance, residual * residual) + p22
         let z2 = d * d / expected
         mismatchMean += (min(z2, 25) - mismatchMean) * (1 - exp(-max(gap, 0.2) / settings.mismatchMemorySeconds))
         var excess = 0.0
         if z2 > settings.mismatchGateSigmas * settings.mismatchGateSigmas { excess = d * d - expected }
         if mismatchMean > settings.mismatchMeanThreshold { excess = max(excess, (mismatchMean - 1) * expected) }
+        if candidate != nil { mismatchFloor = max(mismatchFloor, min(excess, mismatchVariance)) }
         guard excess > mismatchVariance else { return }
         let grow = excess - mismatchVariance
         mismatchVariance = excess
@@ -737,7 +760,7 @@ public struct VehicleHeadingEstimator: Sendable {
             disturbed = false; disturbedSeconds = 0; devH = 0; devV = 0; inconsistent = 0
             // A new calibration: the old one's bias and mismatch do not carry over.
             beta = 0; p02 = 0; p22 = pow(residualDegrees(s), 2) + 1
-            mismatchVariance = 0; mismatchMean = 1
+            mismatchVariance = 0; mismatchMean = 1; mismatchFloor = 0
             return
         }
         guard !disturbed, let s = qualifies(fit) else { return }
