@@ -1,6 +1,7 @@
 import Foundation
 import LocationCore
 import Magnetics
+import Pipeline
 import Testing
 import TestSupport
 @testable import Capture
@@ -93,5 +94,41 @@ struct VehicleGNSSHeadingTests {
         #expect(precise > 0 && precise < 1)
         #expect(coarse > precise && coarse < 5.5)
         #expect(hdt > precise && hdt < coarse)
+    }
+
+    /// Through the session pipeline (default settings, platform automatic): a drive with a heading receiver and no
+    /// magnetometer gives `heading` events, valid, with the true heading, at the fixes.
+    @Test("no magnetometer: the pipeline emits the receiver's heading as heading events")
+    func pipelineHeadingEvents() throws {
+        let sim = Self.drive(seed: 46, sigma: 0.5, outage: (100, 10), magnetometer: false, gyroscope: false)
+        let dir = FileManager.default.temporaryDirectory
+            .appendingPathComponent("lodestar-gnss-heading-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("sim.lcap").path
+        let writer = try CaptureWriter(path: path)
+        _ = try RouteSimulator(settings: sim).write(to: writer)
+        try writer.close()
+        let reader = try LodestarCaptureReader(path: path)
+        var settings = Pipeline.Settings()
+        settings.heading?.headingFilterDegrees = 0
+        let pipeline = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
+        var headings: [HeadingReport] = []
+        pipeline.observer = { if case .heading(let r, _) = $0 { headings.append(r) } }
+        while let e = try reader.next() { pipeline.process(e) }
+        let truth = SimulatedTruth(settings: sim)
+        let valid = headings.filter(\.isValid)
+        var sumSquares = 0.0, honest = 0
+        for r in valid {
+            let e = Angle.differenceDegrees(r.trueHeadingDegrees ?? .nan, truth.headingDegrees(atSeconds: SimulatedTruth.seconds(monotonicNanos: r.monotonicNanos)))
+            sumSquares += e * e
+            if abs(e) <= r.headingAccuracyDegrees { honest += 1 }
+        }
+        let rmse = (sumSquares / Double(max(valid.count, 1))).squareRoot()
+        print("pipeline, no magnetometer: \(headings.count) heading events, \(valid.count) valid, RMSE \(rmse)°, honest \(honest)")
+        #expect(headings.count >= 250)
+        #expect(Double(valid.count) >= 0.95 * Double(headings.count))
+        #expect(rmse <= 1)
+        #expect(Double(honest) >= 0.95 * Double(valid.count))
     }
 }
