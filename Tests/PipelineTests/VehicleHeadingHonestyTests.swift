@@ -75,6 +75,16 @@ struct VehicleHeadingHonestyTests {
         Scenario(name: "Cape Town, H 10.7 µT", settings: VehicleHeadingTests.drive(seed: 31, VehicleHeadingTests.at(-33.92, 18.42))),
         Scenario(name: "Cape Town, 600 s", settings: VehicleHeadingTests.drive(seed: 32, duration: 600, VehicleHeadingTests.at(-33.92, 18.42))),
         Scenario(name: "Buenos Aires, H 17 µT strong dip", settings: VehicleHeadingTests.drive(seed: 33, VehicleHeadingTests.at(-34.60, -58.38))),
+        Scenario(name: "Cape Town, hills 3° and a tilted, turned mount", settings: VehicleHeadingTests.drive(seed: 35) {
+            VehicleHeadingTests.at(-33.92, 18.42)(&$0)
+            $0.hillAmplitudeDegrees = 3; $0.mountRollDegrees = 4; $0.mountPitchDegrees = -3; $0.mountYawDegrees = 12 }),
+        Scenario(name: "Cape Town, magnetometer noise 0.6 µT, IMU 100 Hz", settings: VehicleHeadingTests.drive(seed: 36) {
+            VehicleHeadingTests.at(-33.92, 18.42)(&$0)
+            $0.imuRateHz = 100; $0.magnetometerNoiseMicrotesla = 0.6; $0.magnetometerScaleMicroteslaPerCount = 0.15 }),
+        Scenario(name: "Cape Town, speed noise 0.15 m/s, 5 µT hard-iron change at 250 s", settings: VehicleHeadingTests.drive(seed: 37, duration: 450) {
+            VehicleHeadingTests.at(-33.92, 18.42)(&$0)
+            $0.speedNoiseMetersPerSecond = 0.15
+            $0.hardIronChangeSeconds = 250; $0.hardIronAfterChangeMicrotesla = $0.hardIronMicrotesla + Vector3(x: 3, y: -4, z: 0) }),
         Scenario(name: "Port Elizabeth, 5 Hz GNSS", settings: VehicleHeadingTests.drive(seed: 34) {
             VehicleHeadingTests.at(-33.96, 25.60)(&$0); $0.gnssRateHz = 5 }),
     ]
