@@ -64,6 +64,9 @@ public struct VehicleHeadingEstimator: Sendable {
     private var lastMagNanos: Int64?
     /// The time the filter's state refers to (the last magnetometer sample, or without one the last fix).
     private var lastFilterNanos: Int64?
+    /// The magnetometer's white noise per axis (µT²), from second differences of its samples, and the last two.
+    private var magnetometerNoiseVariance: Double?
+    private var lastFields: (Vector3, Vector3)?
     /// Running mean of the receiver heading's normalised squared innovations (its claimed noise is scaled by it).
     private var receiverHeadingNoiseScale = 1.0
     private var receiverHeadingSeen = false
@@ -461,6 +464,15 @@ public struct VehicleHeadingEstimator: Sendable {
         let dt = min(dt0, 1)
         selectGyroscope(t)
         lastFilterNanos = t
+        // Second differences: the vehicle's turns are negligible in them, the white noise is 6σ² per axis.
+        if let (a, b) = lastFields {
+            let dd = m.minus(b.times(2)).plus(a)
+            let v = dd.dot(dd) / 18
+            if v.isFinite { magnetometerNoiseVariance = magnetometerNoiseVariance.map { $0 + (v - $0) * 0.002 } ?? v }
+            lastFields = (b, m)
+        } else {
+            lastFields = (m, m)
+        }
         let fresh = lastFixNanos.map { Double(t &- $0) * 1e-9 < 2.5 } ?? false
         let stationary = (fresh && speed < 0.5 && quietSeconds > 0.5) || (!fresh && quietSeconds > 2)
 
@@ -742,9 +754,14 @@ public struct VehicleHeadingEstimator: Sendable {
     }
 
     private func qualifies(_ f: CourseMagnetometerFit) -> CourseMagnetometerFit.Solution? {
-        guard f.pairs >= settings.adoptionPairs, f.coverage >= settings.adoptionCoverage, let s = f.solve(),
-              s.isUsable, residualDegrees(s) <= settings.adoptionResidualDegrees * max(1, tanInclination(s) / 2)
+        guard f.pairs >= settings.adoptionPairs, f.coverage >= settings.adoptionCoverage, let s = f.solve(), s.isUsable
         else { return nil }
+        // The magnetometer's own white noise is in the residual (both horizontal components): a noisy sensor in a
+        // weak field is not a bad fit. Allowed: the limit for the fit's errors plus that noise as a heading RMS.
+        let limit = settings.adoptionResidualDegrees * max(1, tanInclination(s) / 2)
+        let noise = 2 * (magnetometerNoiseVariance ?? 0) / max(s.horizontalMicrotesla * s.horizontalMicrotesla, 1e-6)
+            * HeadingMath.degreesPerRadian * HeadingMath.degreesPerRadian
+        guard residualDegrees(s) <= (limit * limit + noise).squareRoot() else { return nil }
         if let e = fieldElements {
             let ratio = s.horizontalMicrotesla / max(e.horizontalNanotesla / 1000, 1e-3)
             guard ratio > 0.5 && ratio < 2 else { return nil }
