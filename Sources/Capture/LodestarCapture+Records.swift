@@ -114,7 +114,7 @@ extension LodestarCapture {
         ("speed", \.speedMetersPerSecond), ("speed_acc", \.speedAccuracyMetersPerSecond),
         ("course", \.courseDegrees), ("course_acc", \.courseAccuracyDegrees), ("mag_var", \.magneticVariationDegrees),
         ("hdop", \.hdop), ("vdop", \.vdop), ("pdop", \.pdop), ("dgps_age", \.dgpsAgeSeconds),
-        ("receiver_heading", \.receiverHeadingDegrees),
+        ("receiver_heading", \.receiverHeadingDegrees), ("receiver_heading_acc", \.receiverHeadingAccuracyDegrees),
     ]
     nonisolated(unsafe) static let doubleFieldsByKey = Dictionary(uniqueKeysWithValues: doubleFields.map { ($0.0, $0.1) })
 }

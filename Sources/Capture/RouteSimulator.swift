@@ -134,6 +134,15 @@ public struct RouteSimulator: Sendable {
         /// the sensor). Default never.
         public var hardIronChangeSeconds: Double = .infinity
         public var hardIronAfterChangeMicrotesla = Vector3(x: -6, y: 10, z: -4)
+        /// A dual-antenna heading receiver (a moving-base pair, a Unicore UM982): an HDT sentence after each epoch's
+        /// fix with the true heading of the vehicle's forward axis plus this noise (1-σ, degrees); nil (default)
+        /// none. HDT carries no accuracy. While the vehicle stands it still reports (the antennas keep their fix).
+        public var dualAntennaHeadingSigmaDegrees: Double? = nil
+        /// The second antenna loses its fix (trees, a bridge): HDT with an empty heading from `start` for
+        /// `duration` seconds.
+        public var dualAntennaOutages: [(startSeconds: Double, durationSeconds: Double)] = []
+        /// false: no magnetometer samples (accelerometer, and gyroscope if set, only). Default true.
+        public var magnetometer = true
 
         public init() {}
 
@@ -189,6 +198,7 @@ public struct RouteSimulator: Sendable {
         var gnss = GNSSModel(settings: s)
         var imuRandom = SimulationRandom(seed: s.seed, stream: 2)
         var gyroRandom = SimulationRandom(seed: s.seed, stream: 4)
+        var antennaRandom = SimulationRandom(seed: s.seed, stream: 5)
 
         let epochCount = Self.count(duration: duration, rate: s.gnssRateHz)
         let sampleCount = Self.count(duration: duration, rate: s.imuRateHz)
@@ -234,6 +244,15 @@ public struct RouteSimulator: Sendable {
                         last = max(last, t0 + epochNanos + offset)
                         pending.append((last, bytes))
                     }
+                    if let sigma = s.dualAntennaHeadingSigmaDegrees {
+                        let noise = sigma * antennaRandom.normal()
+                        // In an outage the receiver still sends HDT, with an empty heading (as UM982s do).
+                        let lost = s.dualAntennaOutages.contains {
+                            seconds >= $0.startSeconds && seconds < $0.startSeconds + $0.durationSeconds }
+                        let hdt = gnss.encoder.hdt(headingTrueDegrees: lost ? nil : Angle.normalizedDegrees(heading + noise))
+                        last += 4_000_000
+                        pending.append((last, Array(hdt.utf8)))
+                    }
                 }
                 k += 1
             } else {
@@ -255,10 +274,12 @@ public struct RouteSimulator: Sendable {
                 try writer.writeSample(monotonicNanos: accelTime, source: 1, kind: .accelerometer,
                                        Self.raw(accel, scale: s.accelerometerScaleMetersPerSecondSquaredPerCount))
                 lastWritten = accelTime
-                try emitPending(upTo: magTime)
-                try writer.writeSample(monotonicNanos: magTime, source: 1, kind: .magnetometer,
-                                       Self.raw(field, scale: s.magnetometerScaleMicroteslaPerCount))
-                lastWritten = magTime
+                if s.magnetometer {
+                    try emitPending(upTo: magTime)
+                    try writer.writeSample(monotonicNanos: magTime, source: 1, kind: .magnetometer,
+                                           Self.raw(field, scale: s.magnetometerScaleMicroteslaPerCount))
+                    lastWritten = magTime
+                }
                 if s.gyroscope {
                     let gyroTime = magTime + 150_000
                     let attitude = SimulatedAttitude(settings: s, route: route, state: state, seconds: seconds)
@@ -312,6 +333,8 @@ public struct RouteSimulator: Sendable {
             "gnss_rate_hz=\(Self.number(s.gnssRateHz))",
             "imu_rate_hz=\(Self.number(s.imuRateHz))",
         ].joined(separator: " ")
+            + (s.dualAntennaHeadingSigmaDegrees.map { " dual_antenna_heading_sigma_deg=\(Self.number($0))" } ?? "")
+            + (s.magnetometer ? "" : " magnetometer=none")
         return [
             ("created", s.start.iso8601(fractionDigits: 0)),
             ("clock", "monotonic_ns=\(Self.monotonicOrigin) utc=\(s.start.iso8601(fractionDigits: 9))"),

@@ -91,6 +91,9 @@ public struct Location: Sendable, Hashable {
     public var dgpsStation: Int?
     /// Receiver-reported true heading (HDT/THS), degrees.
     public var receiverHeadingDegrees: Double?
+    /// The receiver's own 1-σ accuracy of that heading, degrees (u-blox NAV-RELPOSNED `accHeading`); nil when the
+    /// receiver gives none (HDT/THS): the heading estimator then assumes its documented default.
+    public var receiverHeadingAccuracyDegrees: Double?
     /// The accuracies are the receiver's own estimates (u-blox `hAcc`, `vAcc`, `sAcc`, `headAcc`), not derived from
     /// DOP × UERE: gpsd reports them as they are (`eph`, `epv`, `eps`, `epd`).
     public var accuracyFromReceiver = false

@@ -121,8 +121,12 @@ public final class HeadingStage {
     }
 
     /// A receiver fix as parsed (before smoothing: the vehicle estimator uses the receiver's own course and speed).
-    public func receiverFix(_ l: Location, monotonicNanos: Int64?) {
-        vehicle?.fix(l, monotonicNanos: monotonicNanos)
+    /// Returns a heading when the receiver's own (dual-antenna) heading is the heading: no magnetometer.
+    public func receiverFix(_ l: Location, monotonicNanos: Int64?) -> HeadingReport? {
+        guard let report = vehicle?.fix(l, monotonicNanos: monotonicNanos).report else { return nil }
+        lastHeading = report
+        headingsEmitted += 1
+        return report
     }
 
     /// A fix as output: its position sets the magnetic model for true north and the background calibration's

@@ -28,6 +28,7 @@ public struct LodestarJSONEncoder: OutputEncoder {
             w.number(&out, "magneticCourseDegrees", l.magneticCourseDegrees, decimals: 3)
             w.number(&out, "magneticVariationDegrees", l.magneticVariationDegrees, decimals: 3)
             w.number(&out, "receiverHeadingDegrees", l.receiverHeadingDegrees, decimals: 3)
+            w.number(&out, "receiverHeadingAccuracyDegrees", l.receiverHeadingAccuracyDegrees, decimals: 3)
             w.number(&out, "timeAccuracySeconds", l.timeAccuracySeconds, decimals: 9)
             w.integer(&out, "leapSeconds", l.leapSeconds)
             w.integer(&out, "satellitesUsed", l.satellitesUsed)

@@ -221,7 +221,9 @@ public final class Pipeline {
 
     /// A receiver fix (or a no-fix epoch): to the vehicle heading as parsed, then through the smoothing stage.
     private func receiverFix(_ fix: Location) {
-        heading.receiverFix(fix, monotonicNanos: currentMonotonicNanos)
+        if let r = heading.receiverFix(fix, monotonicNanos: currentMonotonicNanos) {
+            emit(.heading(r, accelerationMetersPerSecondSquared: nil))
+        }
         let out = smoothing.fix(fix, monotonicNanos: currentMonotonicNanos)
         if let jump = smoothing.pendingTimeJump {
             services?.timeBaseChanged()

@@ -34,11 +34,15 @@ public final class VehicleHeadingStage {
         if let c = calibrationChanged, let s = estimator.calibrationState { c(s) }
     }
 
-    func fix(_ l: Location, monotonicNanos: Int64?) {
-        guard let t = monotonicNanos else { return }
+    /// A receiver fix; returns a heading when there is no magnetometer and the fix carried the receiver's own
+    /// true heading (dual antenna), which also makes the vehicle estimator report (`automatic`).
+    func fix(_ l: Location, monotonicNanos: Int64?) -> HeadingUpdate {
+        guard let t = monotonicNanos else { return .none }
         if platform == .automatic, !active, let v = l.speedMetersPerSecond, v >= 3, l.mode != .noFix { active = true }
-        estimator.update(fix: l, monotonicNanos: t)
+        if platform == .automatic, !active, l.receiverHeadingDegrees != nil { active = true }
+        let update = estimator.update(fix: l, monotonicNanos: t)
         noteRevision()
+        return active ? update : .none
     }
 
     func motion(_ sample: MotionSample, monotonicNanos t: Int64) -> HeadingUpdate {

@@ -116,6 +116,7 @@ extension UBXEpochAssembler {
         }
         if let r = e.relposned, r.headingValid, let h = r.headingDegrees {
             l.receiverHeadingDegrees = Angle.normalizedDegrees(h)
+            if let a = r.headingAccuracyDegrees, a.isFinite, a > 0 { l.receiverHeadingAccuracyDegrees = a }
         }
         l.leapSeconds = leapSeconds
         l.integrity = integrity

@@ -40,7 +40,14 @@ struct VehicleHeadingRun {
             switch e.payload {
             case .nmea:
                 pipeline.process(e)
-                for f in fixes { est.update(fix: f, monotonicNanos: t) }
+                for f in fixes {
+                    // Without a magnetometer the receiver's heading is delivered with the fix.
+                    if let r = est.update(fix: f, monotonicNanos: t).report {
+                        let s = SimulatedTruth.seconds(monotonicNanos: t)
+                        run.samples.append(Sample(seconds: s, report: r, truth: truth.headingDegrees(atSeconds: s),
+                                                  interference: truth.interference(atSeconds: s), status: est.status))
+                    }
+                }
                 fixes.removeAll()
             case .motion(let m):
                 if let r = est.process(m, monotonicNanos: t).report {

@@ -23,6 +23,22 @@ extension VehicleHeadingEstimator {
         /// Along-track acceleration and course rate are differences of fixes at least this far apart (s).
         public var derivativeBaselineSeconds: Double = 0.9
 
+        // MARK: GNSS heading (dual antenna)
+        /// σ of a receiver's true heading when it gives no accuracy (NMEA HDT/THS; NAV-RELPOSNED carries its
+        /// own): 1° covers moving-base pairs and UM982-class receivers from about a 0.5 m baseline (they claim
+        /// 0.1–0.3° at 1 m). Innovations larger than that scale it up (`receiverHeadingNoiseAdaptation`).
+        public var receiverHeadingSigmaDegrees: Double = 1
+        /// Weight of each innovation in the running mean that scales the receiver heading's noise (≈ 1/updates).
+        public var receiverHeadingNoiseAdaptation: Double = 0.05
+        /// How long a receiver heading's error stays correlated (multipath; seconds): its variance counts once per
+        /// this time, not once per fix.
+        public var receiverHeadingCorrelationSeconds: Double = 3
+        /// The dual-antenna baseline's heading minus the vehicle's (degrees, clockwise; 0 when the secondary
+        /// antenna is mounted straight ahead of the primary).
+        public var receiverHeadingOffsetDegrees: Double = 0
+        /// With no magnetometer sample for this long the fixes advance the filter and return the heading.
+        public var magnetometerTimeoutSeconds: Double = 1
+
         // MARK: Heading filter
         /// Without a gyroscope: heading acceleration spectral density (°²/s³); a car's turns reach ≈ 7 °/s².
         public var headingAccelerationNoise: Double = 40
@@ -59,6 +75,25 @@ extension VehicleHeadingEstimator {
         public var fitMemorySeconds: Double = 600
         /// Disturbed this long while moving with course fixes: start a fresh fit (a changed hard iron).
         public var relearnAfterSeconds: Double = 4
+
+        // MARK: Calibration mismatch
+        /// A reference heading (course, GNSS heading) the magnetometer heading misses by more than this many σ of
+        /// their combined noise widens the heading's uncertainty at once by the unexplained part; so does a running
+        /// mean of the normalised squared misses (memory `mismatchMemorySeconds`) above `mismatchMeanThreshold`.
+        /// The unexplained variance fades with the same memory.
+        public var mismatchGateSigmas: Double = 3
+        public var mismatchMeanThreshold: Double = 2
+        public var mismatchMemorySeconds: Double = 20
+        /// While the magnetometer misfits, β may change by this share of the misfit variance per degree turned
+        /// (a changed hard iron's heading error varies with the heading: up to its amplitude per radian).
+        public var mismatchPerDegree: Double = 0.03
+        /// A lasting misfit of at least this RMS (degrees) starts a fresh fit beside the adopted one; it replaces
+        /// the adopted one once it qualifies.
+        public var relearnMismatchDegrees: Double = 2
+        /// After a disturbance of at least `relearnAfterSeconds` while moving, the magnetometer is counted as
+        /// misfitting by this RMS (degrees) until the pairs show that the calibration fits (the misfit fades with
+        /// `mismatchMemorySeconds`) or a fresh fit replaces it.
+        public var suspectAfterDisturbanceDegrees: Double = 3
 
         // MARK: Interference
         /// Horizontal strength deviation allowed (fraction of the fitted horizontal field) and vertical deviation

@@ -62,6 +62,15 @@ public struct VehicleHeadingEstimator: Sendable {
     private var p00 = 1e6, p01 = 0.0, p02 = 0.0, p11 = 100.0, p12 = 0.0, p22 = 4.0
     private var initialized = false
     private var lastMagNanos: Int64?
+    /// The time the filter's state refers to (the last magnetometer sample, or without one the last fix).
+    private var lastFilterNanos: Int64?
+    /// The magnetometer's white noise per axis (µT²), from second differences of its samples, and the last two.
+    private var magnetometerNoiseVariance: Double?
+    private var lastFields: (Vector3, Vector3)?
+    /// Running mean of the receiver heading's normalised squared innovations (its claimed noise is scaled by it).
+    private var receiverHeadingNoiseScale = 1.0
+    private var receiverHeadingSeen = false
+    private var lastReceiverHeadingNanos: Int64?
 
     // Calibration in motion.
     private var fit = CourseMagnetometerFit()
@@ -83,6 +92,15 @@ public struct VehicleHeadingEstimator: Sendable {
     private var disturbed = false, disturbedSeconds = 0.0, cleanSeconds = 0.0, inconsistent = 0.0
     private var failed: MagneticInterference.Checks = []
     private var magneticHeading = Double.nan
+
+    // Calibration mismatch (the field no longer fits the calibration: a changed hard iron, lasting interference).
+    /// The magnetometer heading's error the calibration and β no longer explain (°², as a variance).
+    private var mismatchVariance = 0.0
+    /// Running mean of the pairs' normalised squared residuals (1 when the calibration fits).
+    private var mismatchMean = 1.0
+    private var lastMismatchNanos: Int64?
+    /// The misfit variance held while a fresh fit replaces a calibration that stopped fitting.
+    private var mismatchFloor = 0.0
 
     // Field model.
     private var declinationCache = DeclinationCache()
@@ -193,8 +211,86 @@ public struct VehicleHeadingEstimator: Sendable {
 
     // MARK: - Inputs
 
-    /// A fix: speed and course (moving), position (WMM). `monotonicNanos` is when it arrived.
-    public mutating func update(fix: Location, monotonicNanos t: Int64) {
+    /// A fix: speed and course (moving), position (WMM), and a receiver's true heading (dual antenna: NMEA
+    /// HDT/THS, u-blox NAV-RELPOSNED) when it carries one. `monotonicNanos` is when it arrived.
+    ///
+    /// Without a magnetometer (none yet, or none for `magnetometerTimeoutSeconds`) the filter is advanced to the
+    /// fix and, when the fix carried a receiver heading, the heading is returned here (the magnetometer's samples
+    /// return it otherwise).
+    @discardableResult
+    public mutating func update(fix: Location, monotonicNanos t: Int64) -> HeadingUpdate {
+        let withoutMagnetometer = lastMagNanos.map { Double(t &- $0) * 1e-9 > settings.magnetometerTimeoutSeconds } ?? true
+        if withoutMagnetometer { advance(to: t) }
+        let receiverHeading = fix.receiverHeadingDegrees.flatMap { $0.isFinite ? $0 : nil }
+        courseAndPosition(fix: fix, monotonicNanos: t, pairCourse: receiverHeading == nil)
+        guard let heading = receiverHeading else {
+            // The second antenna lost its fix: without a magnetometer the course (and gyroscope) carry on.
+            return withoutMagnetometer && receiverHeadingSeen ? deliver(t, raw: .zero, calibrated: .zero) : .none
+        }
+        receiverHeadingSeen = true
+        receiverHeadingUpdate(heading, accuracy: fix.receiverHeadingAccuracyDegrees, t,
+                              sinceFilter: withoutMagnetometer ? 0 : lastMagNanos.map { Double(t &- $0) * 1e-9 } ?? 0)
+        guard withoutMagnetometer else { return .none }
+        return deliver(t, raw: .zero, calibrated: .zero)
+    }
+
+    /// Advances the filter to `t` when no magnetometer sample does (the gyroscope's turn, or the rate model).
+    private mutating func advance(to t: Int64) {
+        let dt = lastFilterNanos.map { Double(t &- $0) * 1e-9 } ?? 0
+        lastFilterNanos = t
+        selectGyroscope(t)
+        guard dt > 0 else { return }
+        let fresh = lastFixNanos.map { Double(t &- $0) * 1e-9 < 2.5 } ?? false
+        let stationary = fresh && speed < 0.5 && quietSeconds > 0.5
+        up = accelLP.length > 0 ? accelLP.times(1 / accelLP.length) : up
+        predict(dt: min(dt, 2), stationary: stationary)
+    }
+
+    /// The receiver's true heading (a dual-antenna baseline along the vehicle's forward axis, less
+    /// `receiverHeadingOffsetDegrees`): a measurement of ψ with the receiver's accuracy (or the default σ), scaled
+    /// up when its innovations show more noise than claimed; and, moving, a calibration pair for the
+    /// magnetometer (it observes the hard iron and the mounting yaw like the course, without sideslip).
+    private mutating func receiverHeadingUpdate(_ heading: Double, accuracy: Double?, _ t: Int64, sinceFilter: Double) {
+        let claimed = accuracy.flatMap { $0.isFinite && $0 > 0 ? $0 : nil } ?? settings.receiverHeadingSigmaDegrees
+        let turnRate = currentRate
+        let latency = settings.courseLatencySeconds
+        var variance = claimed * claimed + pow(turnRate * settings.courseLatencySigmaSeconds, 2)
+        variance *= max(1, receiverHeadingNoiseScale)
+        // Multipath keeps a dual-antenna heading's error for seconds: fixes closer than that are not independent.
+        let gap = lastReceiverHeadingNanos.map { max(0.05, Double(t &- $0) * 1e-9) } ?? 1
+        lastReceiverHeadingNanos = t
+        let perCorrelation = max(1, settings.receiverHeadingCorrelationSeconds / gap)
+        let measured = heading - settings.receiverHeadingOffsetDegrees
+        let observed = measured + turnRate * (latency - sinceFilter)
+        if !initialized {
+            psi = HeadingMath.wrap360(observed); p00 = variance; p01 = 0; p02 = 0
+            initialized = true
+        } else {
+            let nu = HeadingMath.difference(observed, psi)
+            let s = p00 + variance
+            receiverHeadingNoiseScale += (min(nu * nu / s, 25) - receiverHeadingNoiseScale)
+                * settings.receiverHeadingNoiseAdaptation
+            if nu * nu <= 25 * s || p00.squareRoot() > 20 {
+                update(innovation: nu, h0: 1, h2: 0, variance: variance * perCorrelation)
+            }
+        }
+        if speed >= 0.5 {
+            pairWithCourse(measured, sigma: variance.squareRoot(), epochNanos: t &- Int64(latency * 1e9))
+        }
+    }
+
+    private mutating func selectGyroscope(_ t: Int64) {
+        let gyroNow = lastGyroNanos.map { Double(t &- $0) * 1e-9 <= settings.gyroscopeTimeoutSeconds } ?? false
+        if gyroNow != usingGyro {
+            usingGyro = gyroNow
+            rate = 0; p01 = 0; p12 = 0
+            let r0 = gyroNow ? settings.gyroscopeInitialBiasDegreesPerSecond : 10
+            p11 = r0 * r0
+            gyroTurn = 0; gyroSeconds = 0
+        }
+    }
+
+    private mutating func courseAndPosition(fix: Location, monotonicNanos t: Int64, pairCourse: Bool) {
         if let lat = fix.latitudeDegrees, let lon = fix.longitudeDegrees, fix.mode != .noFix {
             let h = fix.altitudeEllipsoidMeters
                 ?? fix.altitudeMSLMeters.map { $0 + (fix.geoidSeparationMeters ?? 0) } ?? 0
@@ -256,7 +352,7 @@ public struct VehicleHeadingEstimator: Sendable {
             }
         }
         if newBase || usingGyro { lastCourse = course; lastCourseNanos = t }
-        pairWithCourse(course, sigma: sigma, epochNanos: t &- Int64(latency * 1e9))
+        if pairCourse { pairWithCourse(course, sigma: sigma, epochNanos: t &- Int64(latency * 1e9)) }
     }
 
     /// Heading rate (°/s, clockwise): the gyroscope's, else the filter's.
@@ -366,13 +462,16 @@ public struct VehicleHeadingEstimator: Sendable {
     private mutating func magnetometer(_ m: Vector3, raw: Vector3, _ t: Int64) -> HeadingUpdate {
         guard m.isFinite, accelCount > 0, let dt0 = Self.seconds(&lastMagNanos, t) else { return .none }
         let dt = min(dt0, 1)
-        let gyroNow = lastGyroNanos.map { Double(t &- $0) * 1e-9 <= settings.gyroscopeTimeoutSeconds } ?? false
-        if gyroNow != usingGyro {
-            usingGyro = gyroNow
-            rate = 0; p01 = 0; p12 = 0
-            let r0 = gyroNow ? settings.gyroscopeInitialBiasDegreesPerSecond : 10
-            p11 = r0 * r0
-            gyroTurn = 0; gyroSeconds = 0
+        selectGyroscope(t)
+        lastFilterNanos = t
+        // Second differences: the vehicle's turns are negligible in them, the white noise is 6σ² per axis.
+        if let (a, b) = lastFields {
+            let dd = m.minus(b.times(2)).plus(a)
+            let v = dd.dot(dd) / 18
+            if v.isFinite { magnetometerNoiseVariance = magnetometerNoiseVariance.map { $0 + (v - $0) * 0.002 } ?? v }
+            lastFields = (b, m)
+        } else {
+            lastFields = (m, m)
         }
         let fresh = lastFixNanos.map { Double(t &- $0) * 1e-9 < 2.5 } ?? false
         let stationary = (fresh && speed < 0.5 && quietSeconds > 0.5) || (!fresh && quietSeconds > 2)
@@ -427,7 +526,7 @@ public struct VehicleHeadingEstimator: Sendable {
                 failed.insert(.magnitude)
             }
             let samplesPerCorrelation = max(1, settings.tiltCorrelationSeconds / max(dt, 1e-3))
-            let r = white * white + samplesPerCorrelation * tilt * tilt
+            let r = white * white + samplesPerCorrelation * (tilt * tilt + mismatchVariance)
             let innovation = HeadingMath.difference(magneticHeading, psi + beta)
             let innovationVariance = p00 + 2 * p02 + p22 + r
             if initialized, abs(innovation) > settings.innovationGateSigmas * innovationVariance.squareRoot()
@@ -440,7 +539,14 @@ public struct VehicleHeadingEstimator: Sendable {
             let clean = failed.isEmpty
             if disturbed {
                 cleanSeconds = clean ? cleanSeconds + dt : 0
-                if cleanSeconds >= settings.recoveryHoldSeconds { disturbed = false; disturbedSeconds = 0 }
+                if cleanSeconds >= settings.recoveryHoldSeconds {
+                    // A long disturbance while driving may have been a change (the hard iron): the calibration is
+                    // suspect until the pairs show it fits again, or a fresh fit replaces it.
+                    if disturbedSeconds >= settings.relearnAfterSeconds, !stationary {
+                        mismatchVariance = max(mismatchVariance, pow(settings.suspectAfterDisturbanceDegrees, 2))
+                    }
+                    disturbed = false; disturbedSeconds = 0
+                }
             } else if !clean {
                 disturbed = true; cleanSeconds = 0
             }
@@ -456,8 +562,10 @@ public struct VehicleHeadingEstimator: Sendable {
             }
         }
         _ = accepted
+        return deliver(t, raw: raw, calibrated: m)
+    }
 
-        // Output.
+    private mutating func deliver(_ t: Int64, raw: Vector3, calibrated m: Vector3) -> HeadingUpdate {
         var accuracy = settings.accuracySigmas * p00.squareRoot()
         if !initialized || !(accuracy <= settings.maximumAccuracyDegrees) { accuracy = -1 }
         let trueHeading = HeadingMath.wrap360(psi)
@@ -534,7 +642,8 @@ public struct VehicleHeadingEstimator: Sendable {
             p02 += dt * p12
             p11 += q * dt
         }
-        p22 += settings.magneticBiasNoisePerSecond * dt + settings.magneticBiasNoisePerDegree * abs(turned)
+        p22 += settings.magneticBiasNoisePerSecond * dt
+            + (settings.magneticBiasNoisePerDegree + settings.mismatchPerDegree * mismatchVariance) * abs(turned)
         psi = HeadingMath.wrap360(psi)
     }
 
@@ -595,6 +704,7 @@ public struct VehicleHeadingEstimator: Sendable {
         let noise = settings.magnetometerNoiseMicrotesla / max(hField, 1) * HeadingMath.degreesPerRadian
         let s2 = sigma * sigma + noise * noise
         let w = 1 / max(s2, 0.01)
+        if !disturbed { checkMismatch(x: x, y: y, reference: course, variance: s2, epochNanos: epochNanos) }
         let moving = !disturbed
         if moving {
             let gap = lastPairNanos.map { min(10, max(0, Double(epochNanos &- $0) * 1e-9)) } ?? 0
@@ -602,19 +712,56 @@ public struct VehicleHeadingEstimator: Sendable {
             fit.add(x: x, y: y, vertical: v, headingDegrees: course, weight: w,
                     forgetting: exp(-gap / settings.fitMemorySeconds))
         }
-        if disturbed && disturbedSeconds >= settings.relearnAfterSeconds {
+        let mismatched = mismatchMean > settings.mismatchMeanThreshold
+            && mismatchVariance >= settings.relearnMismatchDegrees * settings.relearnMismatchDegrees
+        if (disturbed && disturbedSeconds >= settings.relearnAfterSeconds) || (!disturbed && mismatched) {
             if candidate == nil { candidate = CourseMagnetometerFit() }
             candidate?.add(x: x, y: y, vertical: v, headingDegrees: course, weight: w)
-        } else if !disturbed {
+        } else if !disturbed && mismatchVariance < 1 {
             candidate = nil
         }
         considerAdoption()
     }
 
+    /// Compares the magnetometer heading (fit and β applied) with a reference heading (course or GNSS heading) at
+    /// its epoch. A residual beyond its noise means the field stopped fitting the calibration: the heading's and β's
+    /// uncertainty grow at once by the unexplained part (the heading may already have followed the magnetometer),
+    /// and the magnetometer counts for less until it fits again (or a fresh fit replaces it).
+    private mutating func checkMismatch(x: Double, y: Double, reference: Double, variance: Double, epochNanos: Int64) {
+        guard let s = solution, initialized else { return }
+        let gap = lastMismatchNanos.map { min(30, max(0, Double(epochNanos &- $0) * 1e-9)) } ?? 0
+        lastMismatchNanos = epochNanos
+        let decay = exp(-gap / settings.mismatchMemorySeconds)
+        // While a fresh fit is being learned the old calibration stays suspect by the largest misfit seen: a
+        // changed hard iron's error returns with every turn even when β has caught up on a straight road.
+        if candidate == nil { mismatchFloor = 0 }
+        mismatchVariance = max(mismatchVariance * decay, mismatchFloor)
+        let u = s.unit(x: x, y: y)
+        let heading = HeadingMath.atan2Degrees(u.s, u.c) + declinationShift
+        let d = HeadingMath.difference(heading - beta, reference)
+        let residual = residualDegrees(s)
+        let expected = max(variance, residual * residual) + p22
+        let z2 = d * d / expected
+        mismatchMean += (min(z2, 25) - mismatchMean) * (1 - exp(-max(gap, 0.2) / settings.mismatchMemorySeconds))
+        var excess = 0.0
+        if z2 > settings.mismatchGateSigmas * settings.mismatchGateSigmas { excess = d * d - expected }
+        if mismatchMean > settings.mismatchMeanThreshold { excess = max(excess, (mismatchMean - 1) * expected) }
+        if candidate != nil { mismatchFloor = max(mismatchFloor, min(excess, mismatchVariance)) }
+        guard excess > mismatchVariance else { return }
+        let grow = excess - mismatchVariance
+        mismatchVariance = excess
+        p00 += grow; p22 += grow
+    }
+
     private func qualifies(_ f: CourseMagnetometerFit) -> CourseMagnetometerFit.Solution? {
-        guard f.pairs >= settings.adoptionPairs, f.coverage >= settings.adoptionCoverage, let s = f.solve(),
-              s.isUsable, residualDegrees(s) <= settings.adoptionResidualDegrees * max(1, tanInclination(s) / 2)
+        guard f.pairs >= settings.adoptionPairs, f.coverage >= settings.adoptionCoverage, let s = f.solve(), s.isUsable
         else { return nil }
+        // The magnetometer's own white noise is in the residual (both horizontal components): a noisy sensor in a
+        // weak field is not a bad fit. Allowed: the limit for the fit's errors plus that noise as a heading RMS.
+        let limit = settings.adoptionResidualDegrees * max(1, tanInclination(s) / 2)
+        let noise = 2 * (magnetometerNoiseVariance ?? 0) / max(s.horizontalMicrotesla * s.horizontalMicrotesla, 1e-6)
+            * HeadingMath.degreesPerRadian * HeadingMath.degreesPerRadian
+        guard residualDegrees(s) <= (limit * limit + noise).squareRoot() else { return nil }
         if let e = fieldElements {
             let ratio = s.horizontalMicrotesla / max(e.horizontalNanotesla / 1000, 1e-3)
             guard ratio > 0.5 && ratio < 2 else { return nil }
@@ -628,6 +775,9 @@ public struct VehicleHeadingEstimator: Sendable {
             fit = c
             candidate = nil
             disturbed = false; disturbedSeconds = 0; devH = 0; devV = 0; inconsistent = 0
+            // A new calibration: the old one's bias and mismatch do not carry over.
+            beta = 0; p02 = 0; p22 = pow(residualDegrees(s), 2) + 1
+            mismatchVariance = 0; mismatchMean = 1; mismatchFloor = 0
             return
         }
         guard !disturbed, let s = qualifies(fit) else { return }
