@@ -19,7 +19,7 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
     open var pausesLocationUpdatesAutomatically = true
     /// How long the device must have been stationary before automatic pausing (Apple does not document its own
     /// figure; a parked car for several minutes). Tests shorten it.
-    nonisolated(unsafe) static var automaticPauseSeconds: TimeInterval = 300
+    var automaticPauseSeconds: TimeInterval = 300
     open var allowsBackgroundLocationUpdates = false
     open var showsBackgroundLocationIndicator = false
     @available(*, deprecated, message: "Set the purpose string in Info.plist")
@@ -198,7 +198,7 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
         // CLLocationUpdate.isStationary) for `automaticPauseSeconds` of fix time, updates pause with
         // locationManagerDidPauseLocationUpdates; the first moving fix resumes them (didResume).
         let pauses = pausesLocationUpdatesAutomatically
-        let pauseAfter = Self.automaticPauseSeconds
+        let pauseAfter = automaticPauseSeconds
         feed.start()
         locationTask = Task.detached { [weak self] in
             var stationarySince: Date?

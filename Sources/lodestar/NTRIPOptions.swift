@@ -141,11 +141,12 @@ struct NTRIPSources: ParsableCommand {
             if answer.count >= 14, String(decoding: answer.suffix(16), as: UTF8.self).contains("ENDSOURCETABLE") { break }
         }
         var text = String(decoding: answer, as: UTF8.self)
-        if let end = text.range(of: "\r\n\r\n") {
-            let head = String(text[..<end.lowerBound])
+        // The end of the HTTP head (CR LF CR LF), found in the bytes (no Foundation in the board's binary).
+        if let end = (0..<max(0, answer.count - 3)).first(where: { answer[$0] == 13 && answer[$0 + 1] == 10 && answer[$0 + 2] == 13 && answer[$0 + 3] == 10 }) {
+            let head = String(decoding: answer[..<end], as: UTF8.self)
             if head.lowercased().contains("transfer-encoding: chunked") {
                 var decoder = ChunkedDecoder()
-                text = head + "\r\n\r\n" + String(decoding: decoder.decode(Array(answer[(head.utf8.count + 4)...])), as: UTF8.self)
+                text = head + "\r\n\r\n" + String(decoding: decoder.decode(Array(answer[(end + 4)...])), as: UTF8.self)
             }
         }
         let streams = NTRIPStream.table(text)
@@ -154,8 +155,8 @@ struct NTRIPSources: ParsableCommand {
         }
         print("mountpoint\tformat\tnav-system\tlatitude\tlongitude\tnmea")
         for s in streams {
-            print([s.mountpoint, s.format, s.navigationSystem, s.latitudeDegrees.map { String(format: "%.4f", $0) } ?? "",
-                   s.longitudeDegrees.map { String(format: "%.4f", $0) } ?? "", s.needsNMEA ? "gga" : "-"].joined(separator: "\t"))
+            print([s.mountpoint, s.format, s.navigationSystem, s.latitudeDegrees.map { Calibrate.fixed($0, 4) } ?? "",
+                   s.longitudeDegrees.map { Calibrate.fixed($0, 4) } ?? "", s.needsNMEA ? "gga" : "-"].joined(separator: "\t"))
         }
         if raw { for line in text.split(separator: "\n") where line.hasPrefix("STR;") { print(line.trimmingCharacters(while: { $0 == "\r" })) } }
     }

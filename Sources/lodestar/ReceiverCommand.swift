@@ -123,7 +123,7 @@ struct ReceiverInfo: ParsableCommand {
         print("protocol: NMEA 0183")
         print("talkers: \(seen.talkers.sorted().joined(separator: ", "))")
         print("sentences: \(seen.types.sorted().joined(separator: ", "))")
-        if let (rate, type) = seen.rate { print("rate: \(String(format: "%.1f", rate)) Hz (\(type) per second)") }
+        if let (rate, type) = seen.rate { print("rate: \(Calibrate.fixed(rate, 1)) Hz (\(type) per second)") }
     }
 }
 

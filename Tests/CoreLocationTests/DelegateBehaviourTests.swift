@@ -223,3 +223,33 @@ import Testing
     }
 }
 #endif
+
+#if !canImport(Darwin)
+/// pausesLocationUpdatesAutomatically: the drive's 60 s stop pauses updates (with a short pause delay set on this
+/// manager), and moving off resumes them.
+@Suite struct AutomaticPauseTests {
+    init() { ReplayEnvironment.configure() }
+
+    final class Recorder: NSObject, CLLocationManagerDelegate {
+        var log: [String] = []
+        func locationManager(_ manager: CLLocationManager, didUpdateLocations locations: [CLLocation]) {
+            if log.last != "location" { log.append("location") }
+        }
+        func locationManagerDidPauseLocationUpdates(_ manager: CLLocationManager) { log.append("pause") }
+        func locationManagerDidResumeLocationUpdates(_ manager: CLLocationManager) { log.append("resume") }
+    }
+
+    @MainActor @Test func aStopPausesAndMovingOffResumes() async {
+        let recorder = Recorder()
+        let manager = CLLocationManager()
+        manager.automaticPauseSeconds = 10
+        manager.delegate = recorder
+        manager.startUpdatingLocation()
+        #expect(await waitUntil(90) { recorder.log.suffix(2) == ["resume", "location"] })
+        manager.stopUpdatingLocation()
+        #expect(recorder.log.starts(with: ["location", "pause", "resume", "location"]), "\(recorder.log)")
+        let off = CLLocationManager()
+        #expect(off.pausesLocationUpdatesAutomatically, "Apple's default")
+    }
+}
+#endif
