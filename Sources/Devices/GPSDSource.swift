@@ -250,12 +250,5 @@ public final class GPSDSource: LiveSource {
         return "connection failed"
     }
 
-    private func pause(nanoseconds: Int64) {
-        let end = clinux_monotonic_ns() + nanoseconds
-        while !isStopping {
-            let left = end - clinux_monotonic_ns()
-            if left <= 0 { return }
-            _ = clinux_sleep_ns(min(left, 20_000_000))
-        }
-    }
+    private func pause(nanoseconds: Int64) { interruptibleSleep(nanoseconds: nanoseconds) { isStopping } }
 }

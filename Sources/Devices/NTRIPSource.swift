@@ -215,14 +215,7 @@ public final class NTRIPSource: LiveSource {
         return n == bytes.count
     }
 
-    private func pause(nanoseconds: Int64) {
-        let end = clinux_monotonic_ns() + nanoseconds
-        while !isStopping {
-            let left = end - clinux_monotonic_ns()
-            if left <= 0 { return }
-            _ = clinux_sleep_ns(min(left, 20_000_000))
-        }
-    }
+    private func pause(nanoseconds: Int64) { interruptibleSleep(nanoseconds: nanoseconds) { isStopping } }
 }
 
 /// The request and the judgement of the answer's head.

@@ -210,14 +210,7 @@ public final class SerialSource: LiveSource {
     }
 
     /// Sleeps in short slices so `stop()` is honoured promptly.
-    private func pause(nanoseconds: Int64) {
-        let end = clinux_monotonic_ns() + nanoseconds
-        while !isStopping {
-            let left = end - clinux_monotonic_ns()
-            if left <= 0 { return }
-            _ = clinux_sleep_ns(min(left, 20_000_000))
-        }
-    }
+    private func pause(nanoseconds: Int64) { interruptibleSleep(nanoseconds: nanoseconds) { isStopping } }
 }
 
 /// A `SourceState` shared between a source's thread and observers.

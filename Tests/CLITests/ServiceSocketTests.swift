@@ -23,15 +23,21 @@ struct ServiceSocketTests {
         return condition()
     }
 
+    /// `lodestar run` reading the pseudo-terminal and serving the location service on `socket`, once both are open.
+    static func startService(_ pty: PseudoTerminal, _ socket: String, _ dir: TemporaryDirectory) throws -> SpawnedProcess {
+        let lodestar = try SpawnedProcess(Lodestar.binary, ["run", "--gps", "\(pty.slavePath)@9600", "--no-sky", "--service", socket],
+                                          stdoutPath: dir.path("out"), stderrPath: dir.path("err"))
+        #expect(waitFor({ FileManager.default.fileExists(atPath: socket) }, timeout: 10), "no service socket")
+        lodestar.waitUntilOpen(pty.slavePath)
+        return lodestar
+    }
+
     @Test func twoClientsShareOneReceiverAndSeeTheSameEvents() throws {
         let pty = try PseudoTerminal()
         let dir = try TemporaryDirectory()
         let socket = dir.path("service.sock")
-        let lodestar = try SpawnedProcess(Lodestar.binary, ["run", "--gps", "\(pty.slavePath)@9600", "--no-sky", "--service", socket],
-                                          stdoutPath: dir.path("out"), stderrPath: dir.path("err"))
+        let lodestar = try Self.startService(pty, socket, dir)
         defer { lodestar.stop() }
-        #expect(Self.waitFor({ FileManager.default.fileExists(atPath: socket) }, timeout: 10), "no service socket")
-        lodestar.waitUntilOpen(pty.slavePath)
         // Only its owner and group may connect.
         let mode = (try FileManager.default.attributesOfItem(atPath: socket)[.posixPermissions] as? Int) ?? 0
         #expect(mode == 0o660, "socket mode \(String(mode, radix: 8))")
@@ -93,11 +99,8 @@ struct CoreLocationServiceTests {
         let pty = try PseudoTerminal()
         let dir = try TemporaryDirectory()
         let socket = dir.path("service.sock")
-        let lodestar = try SpawnedProcess(Lodestar.binary, ["run", "--gps", "\(pty.slavePath)@9600", "--no-sky", "--service", socket],
-                                          stdoutPath: dir.path("out"), stderrPath: dir.path("err"))
+        let lodestar = try ServiceSocketTests.startService(pty, socket, dir)
         defer { lodestar.stop() }
-        #expect(ServiceSocketTests.waitFor({ FileManager.default.fileExists(atPath: socket) }, timeout: 10))
-        lodestar.waitUntilOpen(pty.slavePath)
         // The directory must be reachable for the unprivileged client's own check to be about the socket.
         _ = chmod(dir.path(""), 0o755)
         let a = try Self.client(socket, dir.path("a"), dir.path("a.err"))

@@ -101,21 +101,12 @@ struct VehicleGNSSHeadingTests {
     @Test("no magnetometer: the pipeline emits the receiver's heading as heading events")
     func pipelineHeadingEvents() throws {
         let sim = Self.drive(seed: 46, sigma: 0.5, outage: (100, 10), magnetometer: false, gyroscope: false)
-        let dir = FileManager.default.temporaryDirectory
-            .appendingPathComponent("lodestar-gnss-heading-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("sim.lcap").path
-        let writer = try CaptureWriter(path: path)
-        _ = try RouteSimulator(settings: sim).write(to: writer)
-        try writer.close()
-        let reader = try LodestarCaptureReader(path: path)
         var settings = Pipeline.Settings()
         settings.heading?.headingFilterDegrees = 0
         let pipeline = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
         var headings: [HeadingReport] = []
         pipeline.observer = { if case .heading(let r, _) = $0 { headings.append(r) } }
-        while let e = try reader.next() { pipeline.process(e) }
+        try VehicleHeadingRun.withSimulatedCapture(sim) { reader in while let e = try reader.next() { pipeline.process(e) } }
         let truth = SimulatedTruth(settings: sim)
         let valid = headings.filter(\.isValid)
         var sumSquares = 0.0, honest = 0

@@ -15,6 +15,11 @@ struct VehicleHeadingRun {
     /// NMEA stage (no smoothing, its own heading off), motion samples directly.
     static func run(_ sim: RouteSimulator.Settings, estimator: VehicleHeadingEstimator = VehicleHeadingEstimator(),
                     headingFilterDegrees: Double = 0) throws -> VehicleHeadingRun {
+        try withSimulatedCapture(sim) { reader in try run(reader, sim, estimator: estimator, headingFilterDegrees: headingFilterDegrees) }
+    }
+
+    /// The simulator's capture written to a temporary file and read back (removed afterwards).
+    static func withSimulatedCapture<T>(_ sim: RouteSimulator.Settings, _ body: (LodestarCaptureReader) throws -> T) throws -> T {
         let dir = FileManager.default.temporaryDirectory
             .appendingPathComponent("lodestar-vehicle-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -23,7 +28,11 @@ struct VehicleHeadingRun {
         let writer = try CaptureWriter(path: path)
         _ = try RouteSimulator(settings: sim).write(to: writer)
         try writer.close()
-        let reader = try LodestarCaptureReader(path: path)
+        return try body(try LodestarCaptureReader(path: path))
+    }
+
+    static func run(_ reader: LodestarCaptureReader, _ sim: RouteSimulator.Settings, estimator: VehicleHeadingEstimator,
+                    headingFilterDegrees: Double) throws -> VehicleHeadingRun {
         var ps = Pipeline.Settings()
         ps.heading = nil
         ps.smoothing = nil
