@@ -224,33 +224,46 @@ struct NTRIPCLITests {
         #expect(replay.stdout == out, "replay differs from live")
     }
 
-    /// Against a real caster: RTKLIB's `str2str` as `ntripc://` on loopback, its RTCM3 input paced through a FIFO
-    /// (a plain file would be drained at once). Every frame that reaches the receiver's side of the pseudo-terminal is
-    /// whole, CRC-valid and in the caster's order, while `run` reads the receiver's NMEA.
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/str2str"), "RTKLIB's str2str is not installed (apt install rtklib)"))
+    /// RTKLIB's `str2str` as an NTRIP caster (`-out ntripc://USER:PASS@:PORT/MOUNT`) on loopback, its RTCM3 input
+    /// paced through a FIFO (a plain file would be drained at once): the frames over and over, one every 40 ms.
+    final class Str2Str: @unchecked Sendable {
+        let process: SpawnedProcess
+        private let feeding = Atomic<Bool>(true), fed = Atomic<Bool>(false)
+        init(port: Int, user: String, password: String, frames: [[UInt8]], in dir: TemporaryDirectory, name: String) throws {
+            let fifo = dir.path("\(name).fifo")
+            #expect(mkfifo(fifo, 0o600) == 0)
+            process = try SpawnedProcess("/usr/bin/str2str", ["-in", "file://\(fifo)", "-out", "ntripc://\(user):\(password)@:\(port)/TEST"],
+                                         stdoutPath: dir.path("\(name).out"), stderrPath: dir.path("\(name).err"))
+            Thread { [self] in
+                let fd = open(fifo, O_WRONLY)   // blocks until str2str opens its input
+                defer { if fd >= 0 { close(fd) }; self.fed.store(true, ordering: .releasing) }
+                guard fd >= 0 else { return }
+                while self.feeding.load(ordering: .acquiring) {
+                    for f in frames where self.feeding.load(ordering: .acquiring) {
+                        _ = f.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                        usleep(40_000)
+                    }
+                }
+            }.start()
+        }
+        func stop() {
+            process.stop()
+            feeding.store(false, ordering: .releasing)
+            while !fed.load(ordering: .acquiring) { usleep(1000) }
+        }
+    }
+
+    static var hasStr2Str: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/str2str") }
+
+    /// Against a real caster, RTKLIB's `str2str`: every frame that reaches the receiver's side of the pseudo-terminal
+    /// is whole, CRC-valid and in the caster's order while `run` reads the receiver's NMEA.
+    @Test(.enabled(if: hasStr2Str, "RTKLIB's str2str is not installed (apt install rtklib)"))
     func correctionsFromRTKLIBsCasterArriveWhole() throws {
         let frames = RTCM3Builder.stream(count: 25)
         let dir = try TemporaryDirectory()
-        let fifo = dir.path("rtcm.fifo")
-        #expect(mkfifo(fifo, 0o600) == 0)
         let port = try GPSDProcess.freePort()
-        let caster = try SpawnedProcess("/usr/bin/str2str", ["-in", "file://\(fifo)", "-out", "ntripc://rover:s3cret@:\(port)/TEST"],
-                                        stdoutPath: dir.path("s2s.out"), stderrPath: dir.path("s2s.err"))
+        let caster = try Str2Str(port: port, user: "rover", password: "s3cret", frames: frames, in: dir, name: "s2s")
         defer { caster.stop() }
-        // The base station: the frames over and over, one every 40 ms, until the test ends.
-        let feeding = Atomic<Bool>(true), fed = Atomic<Bool>(false)
-        Thread {
-            let fd = open(fifo, O_WRONLY)   // blocks until str2str opens its input
-            defer { if fd >= 0 { close(fd) }; fed.store(true, ordering: .releasing) }
-            guard fd >= 0 else { return }
-            while feeding.load(ordering: .acquiring) {
-                for f in frames where feeding.load(ordering: .acquiring) {
-                    _ = f.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                    usleep(40_000)
-                }
-            }
-        }.start()
-        defer { feeding.store(false, ordering: .releasing); while !fed.load(ordering: .acquiring) { usleep(1000) } }
         let receiver = try Receiver()
         defer { receiver.stop() }
         let passwordFile = try dir.write("password", "s3cret\n")
