@@ -81,6 +81,7 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
 
     deinit {
         for t in [locationTask, headingTask, significantTask, visitsTask, requestTask, regionsTask] { t?.cancel() }
+        calibrationTask?.cancel()
         feed?.stop()
     }
 
@@ -274,10 +275,16 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
         updatingHeading = false
         generation.heading += 1
         headingTask?.cancel(); headingTask = nil
+        calibrationTask?.cancel(); calibrationTask = nil
         stopFeedIfIdle()
     }
 
-    open func dismissHeadingCalibrationDisplay() {}
+    /// Whether the delegate agreed to show the heading calibration (there is no system panel on a board: the
+    /// program shows its own). Cleared when the field fits again or by `dismissHeadingCalibrationDisplay()`.
+    var displayingHeadingCalibration = false
+    private var calibrationTask: Task<Void, Never>?
+
+    open func dismissHeadingCalibrationDisplay() { displayingHeadingCalibration = false }
 
     private func restartHeadingUpdates() {
         guard updatingHeading else { return }
@@ -286,6 +293,21 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
         guard let feed = ensureFeed(failing: true) else { updatingHeading = false; return }
         let gen = generation.heading
         let stream = feed.headingUpdates(filterDegrees: Swift.max(0, headingFilter))
+        // The magnetometer needs calibrating: Apple asks the delegate whether to show the calibration.
+        let prompts = feed.calibrationPrompts()
+        calibrationTask?.cancel()
+        calibrationTask = Task.detached { [weak self] in
+            for await needed in prompts {
+                self?.delivery.post { [weak self] in
+                    guard let self, self.generation.heading == gen else { return }
+                    if needed {
+                        self.displayingHeadingCalibration = self.delegate?.locationManagerShouldDisplayHeadingCalibration(self) ?? false
+                    } else {
+                        self.displayingHeadingCalibration = false
+                    }
+                }
+            }
+        }
         feed.start()
         headingTask = Task.detached { [weak self] in
             do {

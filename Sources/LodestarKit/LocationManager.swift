@@ -133,6 +133,16 @@ public final class LocationManager: Sendable {
         return stream
     }
 
+    /// Core Location's shouldDisplayHeadingCalibration: `true` when the magnetometer needs calibrating (a new hard
+    /// iron, a lasting disturbance), `false` when the field fits again.
+    public func calibrationPrompts() -> AsyncStream<Bool> {
+        let (stream, continuation) = AsyncStream<Bool>.makeStream(bufferingPolicy: .unbounded)
+        add(Subscriber(handle: { event in
+            if case .calibrationNeeded(let c) = event { continuation.yield(c.needed) }
+        }, finish: { _ in continuation.finish() }))
+        return stream
+    }
+
     /// Visits (arrivals and departures; see `VisitDetector` for the thresholds).
     public func visits(_ settings: VisitDetector.Settings = .init()) -> AsyncStream<Visit> {
         let (stream, continuation) = AsyncStream<Visit>.makeStream(bufferingPolicy: .unbounded)

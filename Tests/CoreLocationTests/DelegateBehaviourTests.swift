@@ -253,3 +253,44 @@ import Testing
     }
 }
 #endif
+
+#if !canImport(Darwin)
+/// locationManagerShouldDisplayHeadingCalibration: a hand-held device whose hard iron changes at 60 s (made by
+/// `lodestar simulate --hard-iron-change 60`), served by `lodestar replay --service --platform handheld`, asks the
+/// delegate, as Apple's does when the compass needs calibrating.
+@Suite struct HeadingCalibrationPromptTests {
+    final class Recorder: NSObject, CLLocationManagerDelegate {
+        var asked = 0
+        var headings = 0
+        func locationManager(_ manager: CLLocationManager, didUpdateHeading newHeading: CLHeading) { headings += 1 }
+        func locationManagerShouldDisplayHeadingCalibration(_ manager: CLLocationManager) -> Bool { asked += 1; return true }
+    }
+
+    @MainActor @Test func aLastingDisturbanceAsksForCalibration() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lodestar-cal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let capture = dir.appendingPathComponent("new-hard-iron.lcap").path
+        let simulate = Process()
+        simulate.executableURL = URL(fileURLWithPath: ServiceBehaviourTests.lodestar)
+        simulate.arguments = ["simulate", "--seed", "3", "--duration", "240", "--hard-iron-change", "60", capture]
+        simulate.standardError = FileHandle.nullDevice
+        try simulate.run()
+        simulate.waitUntilExit()
+        #expect(simulate.terminationStatus == 0)
+        let service = try ServiceBehaviourTests.Service(capture: capture, options: ["--platform", "handheld"])
+        defer { service.stop() }
+        let recorder = Recorder()
+        let manager = CLLocationManager(source: .service(path: service.socket))
+        manager.delegate = recorder
+        manager.headingFilter = kCLHeadingFilterNone
+        manager.startUpdatingHeading()
+        #expect(await waitUntil(60) { recorder.asked > 0 })
+        #expect(manager.displayingHeadingCalibration)
+        manager.dismissHeadingCalibrationDisplay()
+        #expect(!manager.displayingHeadingCalibration)
+        manager.stopUpdatingHeading()
+        #expect(recorder.headings > 0)
+    }
+}
+#endif

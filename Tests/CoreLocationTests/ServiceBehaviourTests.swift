@@ -20,13 +20,13 @@ import Testing
     final class Service {
         let socket: String
         let process = Process()
-        init() throws {
+        init(capture: String = ReplayEnvironment.capture, options: [String] = []) throws {
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lodestar-cl-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             socket = dir.appendingPathComponent("service.sock").path
             process.executableURL = URL(fileURLWithPath: ServiceBehaviourTests.lodestar)
             process.arguments = ["replay", "--quiet", "--service", socket, "--wait-clients", "1", "--speed", "50",
-                                 "--linger", "5", ReplayEnvironment.capture]
+                                 "--linger", "5"] + options + [capture]
             process.standardOutput = FileHandle.nullDevice
             try process.run()
             let deadline = Date().addingTimeInterval(20)
