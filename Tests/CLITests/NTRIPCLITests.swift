@@ -58,7 +58,7 @@ enum RTCM3Builder {
 final class TestCaster: @unchecked Sendable {
     let port: Int
     private let listener: Int32
-    private let state = Mutex<(requests: [String], gga: [String], running: Bool)>(([], [], true))
+    private let state = Mutex<(requests: [String], gga: [String], running: Bool, clients: Set<Int32>)>(([], [], true, []))
     let frames: [[UInt8]]
     let corrupt: [UInt8]
     let expectedAuthorization: String
@@ -90,7 +90,13 @@ final class TestCaster: @unchecked Sendable {
 
     var requests: [String] { state.withLock { $0.requests } }
     var gga: [String] { state.withLock { $0.gga } }
-    func stop() { state.withLock { $0.running = false }; shutdown(listener, Int32(SHUT_RDWR)); close(listener) }
+    /// Stops at once: the listener and every client connection are shut down (the client sees the end of the
+    /// stream now, however busy the machine is), then the threads finish.
+    func stop() {
+        let clients = state.withLock { s -> Set<Int32> in s.running = false; return s.clients }
+        for fd in clients { shutdown(fd, Int32(SHUT_RDWR)) }
+        shutdown(listener, Int32(SHUT_RDWR)); close(listener)
+    }
     private var running: Bool { state.withLock { $0.running } }
 
     private func serve() {
@@ -102,7 +108,8 @@ final class TestCaster: @unchecked Sendable {
     }
 
     private func client(_ fd: Int32) {
-        defer { close(fd) }
+        guard state.withLock({ s -> Bool in if s.running { s.clients.insert(fd) }; return s.running }) else { close(fd); return }
+        defer { state.withLock { _ = $0.clients.remove(fd) }; close(fd) }
         var head = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !String(decoding: head, as: UTF8.self).contains("\r\n\r\n") {
