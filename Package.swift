@@ -89,7 +89,7 @@ let package = Package(
         // Geocoding quality report on GeoNames places outside the index (`make eval`, scripts/geodata/evalset.py).
         .executableTarget(name: "GeocodingEval", dependencies: ["Geocoding"], swiftSettings: strict),
         // The Core Location-style Swift API (LocationManager, Geocoder) over the pipeline and live sources.
-        .target(name: "LodestarKit", dependencies: ["LocationCore", "Capture", "Pipeline", "Devices", "Session", "Magnetics",
+        .target(name: "LodestarKit", dependencies: ["LocationCore", "LodestarIO", .product(name: "SystemPackage", package: "swift-system"), "Capture", "Pipeline", "Devices", "Session", "Magnetics",
                                                     "Estimation", "LocationServices", "Geocoding"], swiftSettings: strict),
         // Maps (SVG/HTML), exports (GPX, GeoJSON, KML, CSV) and the live page's content, from the pipeline's output events.
         .target(name: "Maps", dependencies: ["LocationCore", "LocationServices", "Magnetics", "Pipeline", "Geocoding"], swiftSettings: strict),

@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import LocationCore
+import LodestarIO
+import SystemPackage
 import Pipeline
 
 /// A client of the location service socket (`lodestar run --service PATH`): reads its Lodestar JSON lines and hands
@@ -12,7 +14,7 @@ enum ServiceConnection {
     static func run(path: String, stop: @escaping () -> Bool, emit: @escaping (OutputEvent) -> Void) -> LocationError? {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return .sourceFailure("service \(path): socket: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
+        defer { Syscall.close(fd) }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
@@ -36,17 +38,16 @@ enum ServiceConnection {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var line: [UInt8] = []
         while !stop() {
-            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&p, 1, 200)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                return .sourceFailure("service \(path): \(String(cString: strerror(errno)))")
-            }
-            if ready == 0 { continue }
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR || errno == EAGAIN { continue }
-                return .sourceFailure("service \(path): \(String(cString: strerror(errno)))")
+            // The one syscall layer: EINTR retried there, errors typed.
+            let n: Int
+            do {
+                guard try Syscall.waitReadable(fd, timeoutMilliseconds: 200) else { continue }
+                n = try buffer.withUnsafeMutableBytes { (p) throws(Errno) -> Int in try Syscall.read(fd, into: p) }
+            } catch let error as Errno {
+                if error == .resourceTemporarilyUnavailable { continue }
+                return .sourceFailure("service \(path): \(error)")
+            } catch {
+                return .sourceFailure("service \(path): \(error)")
             }
             if n == 0 { return nil }  // the service ended: the session ends
             for b in buffer[0..<n] {
