@@ -352,8 +352,10 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
             do {
                 for try await h in stream {
                     guard let self else { return }
+                    let raw = h.rawFieldMicrotesla
                     let heading = CLHeading(magneticHeading: h.magneticHeadingDegrees, trueHeading: h.trueHeadingDegrees ?? -1,
-                                            headingAccuracy: h.headingAccuracyDegrees, timestamp: Date())
+                                            headingAccuracy: h.headingAccuracyDegrees, timestamp: Date(),
+                                            x: raw?.x ?? 0, y: raw?.y ?? 0, z: raw?.z ?? 0)
                     self.delivery.post { [weak self] in
                         guard let self, self.generation.heading == gen else { return }
                         self._heading = heading

@@ -123,7 +123,8 @@ public final class LocationManager: Sendable {
                 continuation.yield(HeadingSample(trueHeadingDegrees: h.trueHeadingDegrees,
                                                  magneticHeadingDegrees: h.magneticHeadingDegrees,
                                                  headingAccuracyDegrees: h.headingAccuracyDegrees,
-                                                 sampleTimeSeconds: h.sampleTimeSeconds))
+                                                 sampleTimeSeconds: h.sampleTimeSeconds,
+                                                 rawFieldMicrotesla: h.rawFieldMicrotesla))
             }
         }, finish: { error in
             if let error { continuation.finish(throwing: error) }

@@ -104,6 +104,12 @@ import Testing
             checked += 1
         }
         #expect(checked >= 3)
+        // x, y, z: the magnetometer's raw reading (µT). The drive's field at Mountain View is about 48 µT (WMM),
+        // with the simulated device's hard iron on top: a magnitude between 20 and 100 µT, never all zero.
+        for heading in h where heading.headingAccuracy >= 0 {
+            let magnitude = (heading.x * heading.x + heading.y * heading.y + heading.z * heading.z).squareRoot()
+            #expect(magnitude > 20 && magnitude < 100, "\(heading.x), \(heading.y), \(heading.z)")
+        }
     }
     /// iOS 17's `CLLocationUpdate.liveUpdates()` over the service: the drive's locations, in order, from its start.
     @Test func liveUpdatesFromTheService() async throws {
