@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import Events
 import Glibc
 #endif
 import Capture

@@ -8,9 +8,11 @@
 //        LodestarBench serve [CLIENTS [SECONDS]] — gpsd-protocol server load: latency, drops, CPU (ServerBench.swift)
 //        LodestarBench wmm [N [K]]   — WMM2025 evaluation and DeclinationCache hit; K validation points (WMMBench.swift)
 #if canImport(Glibc)
+import Events
 import Glibc
 #endif
 import LocationCore
+import LodestarIO
 import NMEA
 import Pipeline
 import UBX

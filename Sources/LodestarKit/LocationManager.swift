@@ -1,6 +1,7 @@
 @_exported import LocationCore
 @_exported import LocationServices
 #if canImport(Glibc)
+import Events
 import Glibc
 #endif
 import Capture

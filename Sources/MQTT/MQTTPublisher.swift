@@ -1,7 +1,6 @@
 import CLinux
 import Dispatch
 import LocationCore
-import Pipeline
 import Synchronization
 #if canImport(Glibc)
 import Glibc
