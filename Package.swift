@@ -11,7 +11,7 @@ let package = Package(
     products: [
         .executable(name: "lodestar", targets: ["lodestar"]),
         .library(name: "Lodestar", targets: ["LodestarKit", "LocationServices", "Geocoding", "Estimation", "LocationCore", "NMEA",
-                                             "Capture", "Events", "Pipeline", "Devices", "Session", "Magnetics"]),
+                                             "Capture", "Simulation", "Events", "Pipeline", "Devices", "Session", "Magnetics"]),
         .executable(name: "WhereAmI", targets: ["WhereAmI"]),
         .executable(name: "lodestar-fleet", targets: ["LodestarFleet"]),
         // Apple's API on Linux (issue 25): `import CoreLocation` / `import Contacts`. On Apple platforms the modules
@@ -47,6 +47,9 @@ let package = Package(
         .target(name: "LodestarIO", dependencies: ["CLinux", .product(name: "SystemPackage", package: "swift-system")],
                 swiftSettings: strict),
         .target(name: "Capture", dependencies: ["LocationCore", "NMEA", "UBX", "LodestarIO", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: strict),
+        // The seeded drive simulator (`lodestar simulate`, the tests' truth): route and kinematics, attitude, the
+        // position integrator, the GNSS and IMU sensor models, and SplitMix64. Capture: it writes a capture.
+        .target(name: "Simulation", dependencies: ["LocationCore", "NMEA", "Capture"], swiftSettings: strict),
         // What the pipeline emits and how it is encoded: OutputEvent, OutputEventConsumer, the three encoders and the
         // JSON decoder. Below Pipeline, so the outputs (NetworkOutput, MQTT, Maps, LivePage) see events, not the
         // pipeline. No LodestarIO: nothing here writes; the sink protocol stays with its syscall-using
@@ -76,14 +79,14 @@ let package = Package(
 
         .executableTarget(
             name: "lodestar",
-            dependencies: ["LocationCore", "NMEA", "UBX", "Capture", "Events", "Pipeline", "Devices", "Session", "Magnetics", "LocationServices", "Geocoding", "Estimation", "CLinux",
+            dependencies: ["LocationCore", "NMEA", "UBX", "Capture", "Simulation", "Events", "Pipeline", "Devices", "Session", "Magnetics", "LocationServices", "Geocoding", "Estimation", "CLinux",
                            "NetworkOutput", "MQTT", "Maps", "LivePage", "LodestarIO", .product(name: "SystemPackage", package: "swift-system"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         // libFuzzer entry point (built by `make fuzz`); without -DFUZZING it replays corpus files as a regression runner.
         .executableTarget(name: "LodestarFuzz", dependencies: ["LocationCore", "NMEA", "UBX", "Capture", "Events", "Pipeline", "LodestarIO"], swiftSettings: strict),
         // Micro-benchmarks printed by `make bench` (see docs/benchmarks.md for why not ordo-one/benchmark).
-        .executableTarget(name: "LodestarBench", dependencies: ["LocationCore", "NMEA", "UBX", "Capture", "Events", "Pipeline", "LodestarIO", "Magnetics", "CLinux", "Estimation", "LocationServices", "Geocoding", "NetworkOutput"],
+        .executableTarget(name: "LodestarBench", dependencies: ["LocationCore", "NMEA", "UBX", "Capture", "Simulation", "Events", "Pipeline", "LodestarIO", "Magnetics", "CLinux", "Estimation", "LocationServices", "Geocoding", "NetworkOutput"],
                          swiftSettings: strict),
 
         // Position smoothing (motion-aided Kalman filter) used by the pipeline.
@@ -114,7 +117,7 @@ let package = Package(
         // On Apple platforms the example and the tests use the system frameworks.
         .executableTarget(name: "CoreLocationExample", dependencies: [.target(name: "CoreLocation", condition: .when(platforms: nonApple))],
                           swiftSettings: strict),
-        .executableTarget(name: "SmoothingEval", dependencies: ["Estimation", "Capture", "Events", "Pipeline", "NMEA", "LocationCore", "TestSupport"],
+        .executableTarget(name: "SmoothingEval", dependencies: ["Estimation", "Capture", "Simulation", "Events", "Pipeline", "NMEA", "LocationCore", "TestSupport"],
                           swiftSettings: strict),
         // Heading evaluation on the real recordings in ../shared/data/mag (`make eval`).
         .executableTarget(name: "LodestarEval", dependencies: ["Magnetics", "Capture", "LocationCore", "Events", "Pipeline"], swiftSettings: strict),
@@ -127,15 +130,15 @@ let package = Package(
                           swiftSettings: strict),
         // Load generator for the fleet benchmark (scripts/fleet-bench.sh).
         .executableTarget(name: "FleetBench", dependencies: ["MQTT", "CLinux", "LocationCore"], swiftSettings: strict),
-        .target(name: "TestSupport", dependencies: ["LocationCore", "CLinux", "LodestarIO"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["LocationCore", "CLinux", "LodestarIO", "Simulation"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "LodestarIOTests", dependencies: ["LodestarIO", "Capture", "TestSupport", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: strict),
         .testTarget(name: "LocationCoreTests", dependencies: ["LocationCore"], swiftSettings: strict),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "LocationCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "UBXTests", dependencies: ["UBX", "NMEA", "LocationCore", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "LocationCore", "NMEA", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Events", "LocationCore", "NMEA", "UBX", "Capture", "Magnetics", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "Simulation", "LocationCore", "NMEA", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Events", "LocationCore", "NMEA", "UBX", "Capture", "Simulation", "Magnetics", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DevicesTests", dependencies: ["Devices", "Events", "Pipeline", "LocationCore", "LodestarIO", "NMEA", "CGPS", "CLinux", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "SessionTests", dependencies: ["Session", "Devices", "Capture", "Events", "Pipeline", "LocationCore", "Magnetics", "NMEA", "CLinux",
+        .testTarget(name: "SessionTests", dependencies: ["Session", "Devices", "Capture", "Simulation", "Events", "Pipeline", "LocationCore", "Magnetics", "NMEA", "CLinux",
                                                         "lodestar", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "EstimationTests", dependencies: ["Estimation", "LocationCore", "TestSupport"], swiftSettings: strict),

@@ -1,11 +1,11 @@
 // Position smoothing cost: one filter update (median over every fix of a real drive), and the replay of the whole
 // drive through the pipeline with smoothing on vs off (as a multiple of real time).
 #if canImport(Glibc)
-import Events
 import Glibc
 #endif
 import Capture
 import Estimation
+import Events
 import LocationCore
 import Pipeline
 

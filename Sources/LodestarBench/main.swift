@@ -8,9 +8,9 @@
 //        LodestarBench serve [CLIENTS [SECONDS]] — gpsd-protocol server load: latency, drops, CPU (ServerBench.swift)
 //        LodestarBench wmm [N [K]]   — WMM2025 evaluation and DeclinationCache hit; K validation points (WMMBench.swift)
 #if canImport(Glibc)
-import Events
 import Glibc
 #endif
+import Events
 import LocationCore
 import LodestarIO
 import NMEA

@@ -5,10 +5,10 @@
 // `LODESTAR_FUZZ_TARGET` picks one harness (faster, deeper runs): `pipeline`, `lodestar`, `nmea`, `gnsslogger`,
 // `imu-csv`, `detect`, `header`, `ubx`; unset or `all` runs every harness on each input.
 #if canImport(Glibc)
-import Events
 import Glibc
 #endif
 import Capture
+import Events
 import LocationCore
 import LodestarIO
 import NMEA

@@ -1,11 +1,11 @@
 @_exported import LocationCore
 @_exported import LocationServices
 #if canImport(Glibc)
-import Events
 import Glibc
 #endif
 import Capture
 import Devices
+import Events
 import Magnetics
 import Pipeline
 import Session

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Events
 import Glibc
 #endif
+import Events
 import LocationCore
 import LodestarIO
 import SystemPackage

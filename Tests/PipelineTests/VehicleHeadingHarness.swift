@@ -4,6 +4,7 @@ import LocationCore
 import Magnetics
 import Pipeline
 @testable import Capture
+@testable import Simulation
 
 /// Runs `VehicleHeadingEstimator` over a simulated drive and scores it against the simulator's truth.
 struct VehicleHeadingRun {
