@@ -1,5 +1,4 @@
 import CLinux
-import Dispatch
 import LocationCore
 import Synchronization
 #if canImport(Glibc)
