@@ -5,6 +5,7 @@ import Glibc
 #endif
 import Capture
 import Devices
+import Events
 import Magnetics
 import Pipeline
 import Session

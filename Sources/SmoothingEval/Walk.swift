@@ -5,6 +5,7 @@
 import Foundation
 import Estimation
 import LocationCore
+import Simulation
 
 struct IMUSample { var t: Timestamp; var accel: Vector3; var gyro: Vector3 }
 
@@ -25,15 +26,10 @@ func readWalkIMU(_ path: String) -> [IMUSample] {
 
 /// A seeded normal generator (SplitMix64 + Box–Muller) so the noisy track is the same every run.
 struct SeededNormal {
-    var state: UInt64
-    mutating func uniform() -> Double {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        return (Double(z >> 11) + 0.5) / Double(1 << 53)
-    }
+    var generator: SplitMix64
+    init(state: UInt64) { generator = SplitMix64(state: state) }
+    /// Uniform in (0, 1): never 0, for the logarithm.
+    mutating func uniform() -> Double { (Double(generator.next() >> 11) + 0.5) / Double(1 << 53) }
     mutating func next() -> Double { (-2 * log(uniform())).squareRoot() * cos(2 * .pi * uniform()) }
 }
 

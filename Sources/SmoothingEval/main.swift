@@ -1,6 +1,7 @@
 // Raw-vs-smoothed horizontal error on ../shared/data/gnss (GSDC 2021 Pixel 4 and u-blox F9K vs NovAtel SPAN).
 // Usage: SmoothingEval [shared-data-dir]   (default ../shared/data from the current directory)
 import Capture
+import Events
 import Foundation
 import Estimation
 import LocationCore

@@ -7,7 +7,6 @@ import Devices
 import Foundation
 import LocationCore
 import NMEA
-import Pipeline
 import Testing
 import TestSupport
 

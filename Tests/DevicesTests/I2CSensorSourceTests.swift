@@ -1,6 +1,5 @@
 import Devices
 import LocationCore
-import Pipeline
 import Synchronization
 import TestSupport
 import Testing

@@ -4,7 +4,7 @@ import Glibc
 import Devices
 import Foundation
 import LocationCore
-import Pipeline
+import LodestarIO
 import Synchronization
 import Testing
 import TestSupport

@@ -5,8 +5,8 @@ import CLinux
 import Devices
 import Foundation
 import LocationCore
+import LodestarIO
 import NMEA
-import Pipeline
 import Synchronization
 import Testing
 import TestSupport

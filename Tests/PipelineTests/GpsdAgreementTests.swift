@@ -1,4 +1,5 @@
 import Capture
+import Events
 import Foundation
 import LocationCore
 import NMEA

@@ -2,6 +2,7 @@ import Testing
 import TestSupport
 import LocationCore
 import NMEA
+import Events
 @testable import Pipeline
 
 /// The smoother inside the pipeline: smoothed fixes carry isStationary, a GNSS outage is bridged by dead reckoning

@@ -1,6 +1,7 @@
 import Capture
 import Foundation
 import LocationCore
+import Simulation
 import Testing
 import TestSupport
 

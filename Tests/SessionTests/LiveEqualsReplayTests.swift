@@ -1,9 +1,9 @@
 import CLinux
 import Devices
+import Events
 import Foundation
 import LocationCore
 import NMEA
-import Pipeline
 import Session
 import Synchronization
 import Testing
