@@ -120,7 +120,7 @@ let package = Package(
                           swiftSettings: strict),
         // Load generator for the fleet benchmark (scripts/fleet-bench.sh).
         .executableTarget(name: "FleetBench", dependencies: ["MQTT", "CLinux", "LocationCore"], swiftSettings: strict),
-        .target(name: "TestSupport", dependencies: ["LocationCore", "CLinux", "LodestarIO"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["LocationCore", "CLinux", "LodestarIO", "Capture", "Pipeline", "Devices", "Session"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "LodestarIOTests", dependencies: ["LodestarIO", "Capture", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "LocationCoreTests", dependencies: ["LocationCore"], swiftSettings: strict),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "TestSupport"], swiftSettings: strict),
