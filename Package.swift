@@ -117,7 +117,7 @@ let package = Package(
         // On Apple platforms the example and the tests use the system frameworks.
         .executableTarget(name: "CoreLocationExample", dependencies: [.target(name: "CoreLocation", condition: .when(platforms: nonApple))],
                           swiftSettings: strict),
-        .executableTarget(name: "SmoothingEval", dependencies: ["Estimation", "Capture", "Simulation", "Events", "Pipeline", "NMEA", "LocationCore", "TestSupport"],
+        .executableTarget(name: "SmoothingEval", dependencies: ["Estimation", "Capture", "Events", "Pipeline", "NMEA", "LocationCore", "TestSupport"],
                           swiftSettings: strict),
         // Heading evaluation on the real recordings in ../shared/data/mag (`make eval`).
         .executableTarget(name: "LodestarEval", dependencies: ["Magnetics", "Capture", "LocationCore", "Events", "Pipeline"], swiftSettings: strict),
@@ -130,7 +130,7 @@ let package = Package(
                           swiftSettings: strict),
         // Load generator for the fleet benchmark (scripts/fleet-bench.sh).
         .executableTarget(name: "FleetBench", dependencies: ["MQTT", "CLinux", "LocationCore"], swiftSettings: strict),
-        .target(name: "TestSupport", dependencies: ["LocationCore", "CLinux", "LodestarIO", "Simulation"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["LocationCore", "CLinux", "LodestarIO", "Simulation", "Capture", "Events", "Pipeline", "Devices", "Session"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "LodestarIOTests", dependencies: ["LodestarIO", "Capture", "TestSupport", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: strict),
         .testTarget(name: "LocationCoreTests", dependencies: ["LocationCore"], swiftSettings: strict),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "LocationCore", "TestSupport"], swiftSettings: strict),

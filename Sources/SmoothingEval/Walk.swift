@@ -5,7 +5,7 @@
 import Foundation
 import Estimation
 import LocationCore
-import Simulation
+import TestSupport
 
 struct IMUSample { var t: Timestamp; var accel: Vector3; var gyro: Vector3 }
 
@@ -24,17 +24,8 @@ func readWalkIMU(_ path: String) -> [IMUSample] {
     return out
 }
 
-/// A seeded normal generator (SplitMix64 + Box–Muller) so the noisy track is the same every run.
-struct SeededNormal {
-    var generator: SplitMix64
-    init(state: UInt64) { generator = SplitMix64(state: state) }
-    /// Uniform in (0, 1): never 0, for the logarithm.
-    mutating func uniform() -> Double { (Double(generator.next() >> 11) + 0.5) / Double(1 << 53) }
-    mutating func next() -> Double { (-2 * log(uniform())).squareRoot() * cos(2 * .pi * uniform()) }
-}
-
 func addNoise(_ fixes: [Location], whiteSigma: Double, wanderSigma: Double, wanderTau: Double, seed: UInt64) -> [Location] {
-    var rng = SeededNormal(state: seed)
+    var rng = SplitMix64(state: seed)
     var be = 0.0, bn = 0.0
     var last: Timestamp?
     return fixes.map { f in
@@ -43,9 +34,9 @@ func addNoise(_ fixes: [Location], whiteSigma: Double, wanderSigma: Double, wand
         let dt = last.map { Double(t.nanosecondsSince1970 - $0.nanosecondsSince1970) / 1e9 } ?? 1
         last = t
         let phi = exp(-dt / wanderTau), k = wanderSigma * (1 - phi * phi).squareRoot()
-        be = phi * be + k * rng.next(); bn = phi * bn + k * rng.next()
+        be = phi * be + k * rng.gaussian(); bn = phi * bn + k * rng.gaussian()
         let fr = LocalTangentFrame(latitudeDegrees: lat, longitudeDegrees: lon)
-        let g = fr.geodetic(east: be + whiteSigma * rng.next(), north: bn + whiteSigma * rng.next())
+        let g = fr.geodetic(east: be + whiteSigma * rng.gaussian(), north: bn + whiteSigma * rng.gaussian())
         o.latitudeDegrees = g.latitudeDegrees; o.longitudeDegrees = g.longitudeDegrees
         let sigma = (whiteSigma * whiteSigma + wanderSigma * wanderSigma).squareRoot()
         o.horizontalAccuracyMeters = HorizontalError.radius68PerSigma * sigma

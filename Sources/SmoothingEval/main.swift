@@ -10,20 +10,9 @@ import Pipeline
 import TestSupport
 
 func fixes(_ path: String, uereMeters: Double? = nil, date: CivilDate? = nil) throws -> [Location] {
-    var settings = Pipeline.Settings()
-    settings.emitSky = false
-    settings.heading = nil
-    settings.smoothing = nil   // the receiver's fixes as parsed: the smoother under test runs separately
-    // SPAN RMC sentences in two reference files fail their checksums, so GGA alone gives no date: borrow the drive's.
-    settings.referenceDate = date
-    if let u = uereMeters { settings.epoch.horizontalUEREMeters = u }
-    let p = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
-    var out: [Location] = []
-    p.observer = { e in if case .fix(let l) = e, l.latitudeDegrees != nil, l.time != nil { out.append(l) } }
-    let reader = try CaptureDetector.open(path: path, format: nil)
-    while let e = try reader.next() { p.process(e) }
-    p.finish()
-    return out
+    // The receiver's fixes as parsed: the smoother under test runs separately. SPAN RMC sentences in two reference
+    // files fail their checksums, so GGA alone gives no date: borrow the drive's.
+    try SessionReplay.receiverFixes(path, horizontalUEREMeters: uereMeters, today: date ?? SessionReplay.today)
 }
 
 /// Truth from GGA alone (the SPAN RMC sentences of mtv2 and f9k fail their checksums, so the pipeline has no date
