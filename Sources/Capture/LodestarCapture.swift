@@ -211,7 +211,7 @@ public final class LodestarCaptureReader: CaptureReader {
             header.referenceDate = parseISODate(value)
         case "clock":
             if let m = attributes["monotonic_ns"].flatMap({ Int64($0) }) { clockMonotonicNanos = m }
-            if let u = attributes["utc"].flatMap(parseISOTimestamp) { clockUTC = u }
+            if let u = attributes["utc"].flatMap(Timestamp.parseISO8601) { clockUTC = u }
         case "source":
             if let idText = value.split(separator: " ").first, let id = Int(idText) {
                 sources[id] = CaptureSource(id: id, attributes: attributes)
@@ -248,26 +248,5 @@ enum NumberParserLite {
     }
 }
 
-/// Parses `YYYY-MM-DDTHH:MM:SS[.fffffffff]Z`.
-public func parseISOTimestamp(_ text: String) -> Timestamp? {
-    let u = Array(text.utf8)
-    guard u.count >= 20, u[4] == 0x2D, u[7] == 0x2D, u[10] == 0x54, u[13] == 0x3A, u[16] == 0x3A, u.last == 0x5A
-    else { return nil }
-    func num(_ a: Int, _ b: Int) -> Int? { Int(String(decoding: u[a..<b], as: UTF8.self)) }
-    guard let y = num(0, 4), let mo = num(5, 7), let d = num(8, 10), let h = num(11, 13), let mi = num(14, 16),
-          let s = num(17, 19) else { return nil }
-    var nano = 0
-    if u.count > 20 {
-        guard u[19] == 0x2E else { return nil }
-        let digits = u[20..<(u.count - 1)]
-        guard !digits.isEmpty, digits.count <= 9 else { return nil }
-        var scale = 100_000_000
-        for c in digits {
-            let v = Int(c) - 0x30
-            guard (0...9).contains(v) else { return nil }
-            nano += v * scale
-            scale /= 10
-        }
-    }
-    return Timestamp(year: y, month: mo, day: d, hour: h, minute: mi, second: s, nanosecond: nano)
-}
+/// `Timestamp.parseISO8601` (the one ISO 8601 parser) under its old name, for callers outside Capture.
+public func parseISOTimestamp(_ text: String) -> Timestamp? { Timestamp.parseISO8601(text) }
