@@ -120,7 +120,7 @@ let package = Package(
         .executableTarget(name: "SmoothingEval", dependencies: ["Estimation", "Capture", "Events", "Pipeline", "NMEA", "LocationCore", "TestSupport"],
                           swiftSettings: strict),
         // Heading evaluation on the real recordings in ../shared/data/mag (`make eval`).
-        .executableTarget(name: "LodestarEval", dependencies: ["Magnetics", "Capture", "LocationCore", "Events", "Pipeline"], swiftSettings: strict),
+        .executableTarget(name: "LodestarEval", dependencies: ["Magnetics", "Capture", "LocationCore", "Events", "Pipeline", "LodestarIO"], swiftSettings: strict),
 
         // MQTT publishing with store-and-forward (libmosquitto), and `lodestar fleet` (MQTT → PostgreSQL/PostGIS over
         // libpq; its own executable so the board's binary does not link libpq). docs/fleet.md.

@@ -121,7 +121,7 @@ public final class CaptureWriter {
             // Keep whole records only: cut the file back to the last line feed written.
             var keep = offset
             while keep > 0 && buffer[keep - 1] != 0x0A { keep -= 1 }
-            if fd > 2 { _ = ftruncate(fd, off_t(committed + Int64(keep))) }
+            if fd > 2 { try? Syscall.truncate(fd, length: committed + Int64(keep)) }
             committed += Int64(keep)
             buffer.removeAll(keepingCapacity: true)
             let e = CaptureError.writeFailed(path: path, errno: failure.rawValue)

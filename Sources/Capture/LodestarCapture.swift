@@ -211,7 +211,7 @@ public final class LodestarCaptureReader: CaptureReader {
             header.referenceDate = parseISODate(value)
         case "clock":
             if let m = attributes["monotonic_ns"].flatMap({ Int64($0) }) { clockMonotonicNanos = m }
-            if let u = attributes["utc"].flatMap(parseISOTimestamp) { clockUTC = u }
+            if let u = attributes["utc"].flatMap(Timestamp.parseISO8601) { clockUTC = u }
         case "source":
             if let idText = value.split(separator: " ").first, let id = Int(idText) {
                 sources[id] = CaptureSource(id: id, attributes: attributes)

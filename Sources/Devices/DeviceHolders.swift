@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LodestarIO
 
 /// Which processes hold a device open, from `/proc/<pid>/fd` links (as `fuser` does), and which gpsd is running.
 ///
@@ -43,23 +44,12 @@ public enum DeviceHolders {
     }
 
     static func pids(proc: String) -> [Int32] {
-        guard let dir = opendir(proc) else { return [] }
-        defer { closedir(dir) }
-        var out: [Int32] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if let pid = Int32(name) { out.append(pid) }
-        }
-        return out
+        ((try? Syscall.directoryEntries(proc)) ?? []).compactMap { Int32($0) }
     }
 
     static func command(_ pid: Int32, proc: String) -> String {
-        guard let f = fopen("\(proc)/\(pid)/comm", "r") else { return "?" }
-        defer { fclose(f) }
-        var buffer = [CChar](repeating: 0, count: 64)
-        guard fgets(&buffer, 64, f) != nil else { return "?" }
-        let bytes = buffer.prefix { $0 != 0 && $0 != 10 }.map { UInt8(bitPattern: $0) }
-        return String(decoding: bytes, as: UTF8.self)
+        guard let bytes = try? Syscall.readWholeFile("\(proc)/\(pid)/comm"), !bytes.isEmpty else { return "?" }
+        return String(decoding: bytes.prefix(63).prefix { $0 != 0 && $0 != 10 }, as: UTF8.self)
     }
 
     static func readLink(_ path: String) -> String? {

@@ -81,11 +81,8 @@ public final class GPSDSource: LiveSource {
     public func run(sourceID: Int, sink: any SourceSink) {
         var tracker = StatusTracker(name: name, sink: sink, state: status)
         tracker.starting("\(endpoint) (\(mode.rawValue))")
-        var backoff = settings.backoff
-        while !isStopping {
+        runSessions(backoff: settings.backoff, stopping: { isStopping }) { backoff in
             session(sourceID: sourceID, sink: sink, tracker: &tracker, backoff: &backoff)
-            if isStopping { break }
-            pause(nanoseconds: backoff.nextDelayNanos())
         }
     }
 
@@ -249,6 +246,4 @@ public final class GPSDSource: LiveSource {
         if code > 0 { return String(cString: strerror(code)) }
         return "connection failed"
     }
-
-    private func pause(nanoseconds: Int64) { interruptibleSleep(nanoseconds: nanoseconds) { isStopping } }
 }

@@ -204,11 +204,6 @@ public final class IIOSource: LiveSource {
     }
 
     private func pause(_ nanoseconds: Int64) {
-        var remaining = nanoseconds
-        while remaining > 0 && !isStopped {
-            let slice = min(remaining, Self.sliceNanos)
-            sleep(slice)
-            remaining -= slice
-        }
+        slicedSleep(nanoseconds: nanoseconds, sliceNanoseconds: Self.sliceNanos, sleep: sleep) { isStopped }
     }
 }

@@ -338,15 +338,15 @@ public enum NTRIPSocket {
                             ai.pointee.ai_protocol)
             guard fd >= 0 else { lastError = errno; continue }
             if Glibc.connect(fd, ai.pointee.ai_addr, ai.pointee.ai_addrlen) == 0 { return fd }
-            guard errno == EINPROGRESS else { lastError = errno; Glibc.close(fd); continue }
+            guard errno == EINPROGRESS else { lastError = errno; Syscall.close(fd); continue }
             var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            guard poll(&p, 1, timeoutMilliseconds) == 1 else { lastError = ETIMEDOUT; Glibc.close(fd); continue }
+            guard poll(&p, 1, timeoutMilliseconds) == 1 else { lastError = ETIMEDOUT; Syscall.close(fd); continue }
             var soError: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
             getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length)
             if soError == 0 { return fd }
             lastError = soError
-            Glibc.close(fd)
+            Syscall.close(fd)
         }
         throw .connect("cannot connect to \(host):\(port): \(String(cString: strerror(lastError)))")
     }

@@ -87,11 +87,8 @@ public final class SerialSource: LiveSource {
     public func run(sourceID: Int, sink: any SourceSink) {
         var tracker = StatusTracker(name: name, sink: sink, state: status)
         tracker.starting(baud == .automatic ? "\(path), autobaud" : "\(path) at \(baud) baud")
-        var backoff = settings.backoff
-        while !isStopping {
+        runSessions(backoff: settings.backoff, stopping: { isStopping }) { backoff in
             session(sourceID: sourceID, sink: sink, tracker: &tracker, backoff: &backoff)
-            if isStopping { break }
-            pause(nanoseconds: backoff.nextDelayNanos())
         }
     }
 
@@ -208,9 +205,6 @@ public final class SerialSource: LiveSource {
             tracker.note("receiver configuration failed: \(error.description)")
         }
     }
-
-    /// Sleeps in short slices so `stop()` is honoured promptly.
-    private func pause(nanoseconds: Int64) { interruptibleSleep(nanoseconds: nanoseconds) { isStopping } }
 }
 
 /// A `SourceState` shared between a source's thread and observers.

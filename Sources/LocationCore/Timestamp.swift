@@ -80,6 +80,30 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     public var description: String { iso8601(fractionDigits: 3) }
+
+    /// The one ISO 8601 reader: `YYYY-MM-DDThh:mm:ss[.fraction]Z` in UTC, as Lodestar and gpsd write times. The
+    /// fraction has at least one digit; digits past the ninth (below a nanosecond) are dropped. Nil for anything
+    /// else, including out-of-range fields (month 13, February 30, hour 24).
+    public static func parseISO8601(_ text: String) -> Timestamp? {
+        let u = Array(text.utf8)
+        guard u.count >= 20, u[4] == 0x2D, u[7] == 0x2D, u[10] == 0x54, u[13] == 0x3A, u[16] == 0x3A, u.last == 0x5A
+        else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var v = 0
+            for i in range { let d = Int(u[i]) - 0x30; guard (0...9).contains(d) else { return nil }; v = v * 10 + d }
+            return v
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19) else { return nil }
+        var nanosecond = 0
+        if u.count > 20 {
+            let fraction = u[20..<(u.count - 1)]
+            guard u[19] == 0x2E, !fraction.isEmpty, fraction.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+            var scale = 100_000_000
+            for c in fraction.prefix(9) { nanosecond += (Int(c) - 0x30) * scale; scale /= 10 }
+        }
+        return Timestamp(year: year, month: month, day: day, hour: hour, minute: minute, second: second, nanosecond: nanosecond)
+    }
 }
 
 /// A proleptic Gregorian date. Conversions from Howard Hinnant's `days_from_civil` algorithm.

@@ -14,6 +14,7 @@ import Glibc
 #endif
 import Capture
 import LocationCore
+import LodestarIO
 import Magnetics
 
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -53,14 +54,8 @@ let tunables: [String: WritableKeyPath<HeadingEstimator.Settings, Double>] = [
     "hardIronRotationDegrees": \.hardIronRotationDegrees,
 ]
 
-func printError(_ message: String) {
-    var line = Array(message.utf8)
-    line.append(0x0A)
-    line.withUnsafeBytes { p in
-        guard let base = p.baseAddress else { return }
-        _ = write(2, base, p.count)
-    }
-}
+/// One line to standard error.
+func printError(_ message: String) { Syscall.writeMessage(message + "\n") }
 
 func fail(_ message: String) -> Never {
     printError("LodestarEval: \(message)")

@@ -98,17 +98,13 @@ func failFleet(_ message: String, code: Int32) -> Never {
     exit(code)
 }
 
-func printErr(_ s: String) {
-    var b = Array(s.utf8); b.append(0x0A)
-    b.withUnsafeBytes { _ = write(2, $0.baseAddress, $0.count) }
-}
+func printErr(_ s: String) { Syscall.writeMessage(s + "\n") }
 
 func printOut(_ s: String) {
     var b = Array(s.utf8); b.append(0x0A)
     do { try Syscall.writeFully(1, b) } catch {
         // Standard output is where `lodestar fleet status` answers: a lost answer is an error, not a silent exit 0.
-        let line = Array("lodestar-fleet: \(SystemError("write", path: "standard output", error).description)\n".utf8)
-        line.withUnsafeBytes { _ = write(2, $0.baseAddress, $0.count) }
+        printErr("lodestar-fleet: \(SystemError("write", path: "standard output", error))")
         exit(74)
     }
 }

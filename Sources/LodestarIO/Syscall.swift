@@ -17,39 +17,35 @@ public enum Syscall {
 
     /// read(2) into `buffer`: bytes read, 0 at end of file.
     public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
-        var length = buffer.count
-        while true {
-            switch FaultInjector.shared.check(.read, fd: fd, length: length) {
-            case .fail(let e):
-                if e == .interrupted { if stopRequested { throw e }; continue }
-                throw e
-            case .limit(let n): length = n
-            case nil: break
-            }
-            do {
-                return try FileDescriptor(rawValue: fd).read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<length]),
-                                                            retryOnInterrupt: false)
-            } catch let e as Errno {
-                if e == .interrupted && !stopRequested { continue }
-                throw e
-            } catch { throw .ioError }
+        try retrying(.read, fd: fd, length: buffer.count) { length in
+            try FileDescriptor(rawValue: fd).read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<length]),
+                                                  retryOnInterrupt: false)
         }
     }
 
     /// One write(2) of `buffer`: bytes written (possibly fewer than asked).
     public static func write(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(Errno) -> Int {
-        var length = buffer.count
+        try retrying(.write, fd: fd, length: buffer.count) { length in
+            try FileDescriptor(rawValue: fd).write(UnsafeRawBufferPointer(rebasing: buffer[..<length]), retryOnInterrupt: false)
+        }
+    }
+
+    /// The one EINTR retry loop: asks the fault injector (which may fail the call or shorten it to fewer bytes),
+    /// then makes the call with that length. EINTR, injected or real, is retried until a stop was requested; then
+    /// it is thrown. (EAGAIN is the caller's: `writeAll` waits for room, a non-blocking reader polls.)
+    private static func retrying(_ operation: FaultInjector.Operation?, fd: Int32?, path: String? = nil, length: Int = 0,
+                                 _ call: (_ length: Int) throws -> Int) throws(Errno) -> Int {
+        var length = length
         while true {
-            switch FaultInjector.shared.check(.write, fd: fd, length: length) {
+            switch operation.flatMap({ FaultInjector.shared.check($0, fd: fd, path: path, length: length) }) {
             case .fail(let e):
-                if e == .interrupted { if stopRequested { throw e }; continue }
+                if e == .interrupted && !stopRequested { continue }
                 throw e
             case .limit(let n): length = n
             case nil: break
             }
             do {
-                return try FileDescriptor(rawValue: fd).write(UnsafeRawBufferPointer(rebasing: buffer[..<length]),
-                                                             retryOnInterrupt: false)
+                return try call(length)
             } catch let e as Errno {
                 if e == .interrupted && !stopRequested { continue }
                 throw e
@@ -95,17 +91,13 @@ public enum Syscall {
 
     /// open(2) (O_CLOEXEC added): the descriptor.
     public static func open(_ path: String, flags: Int32, mode: mode_t = 0o644) throws(Errno) -> Int32 {
-        while true {
-            if case .fail(let e) = FaultInjector.shared.check(.open, fd: nil, path: path) {
-                if e == .interrupted && !stopRequested { continue }
-                throw e
-            }
+        let fd = try retrying(.open, fd: nil, path: path) { _ in
             let fd = Glibc.open(path, flags | O_CLOEXEC, mode)
-            if fd >= 0 { FaultInjector.shared.opened(fd, path: path); return fd }
-            let e = Errno(rawValue: Glibc.errno)
-            if e == .interrupted && !stopRequested { continue }
-            throw e
+            if fd < 0 { throw Errno(rawValue: Glibc.errno) }
+            return Int(fd)
         }
+        FaultInjector.shared.opened(Int32(fd), path: path)
+        return Int32(fd)
     }
 
     /// close(2); EINTR is not retried (Linux has already released the descriptor).
@@ -114,14 +106,101 @@ public enum Syscall {
         _ = Glibc.close(fd)
     }
 
-    /// fsync(2).
-    public static func fsync(_ fd: Int32) throws(Errno) {
-        while Glibc.fsync(fd) != 0 {
-            let e = Errno(rawValue: Glibc.errno)
-            if e == .interrupted && !stopRequested { continue }
+    /// close(2) of a file just written, reporting its error (NFS and some FUSE file systems report failed
+    /// write-back only here). EINTR counts as closed.
+    public static func closeWritten(_ fd: Int32) throws(Errno) {
+        FaultInjector.shared.closed(fd)
+        if Glibc.close(fd) != 0, Glibc.errno != EINTR { throw Errno(rawValue: Glibc.errno) }
+    }
+
+    /// rename(2).
+    public static func rename(_ from: String, to: String) throws(Errno) {
+        if Glibc.rename(from, to) != 0 { throw Errno(rawValue: Glibc.errno) }
+    }
+
+    /// unlink(2) of a temporary or finished file; a failure (already gone) is not reported.
+    public static func remove(_ path: String) {
+        _ = Glibc.unlink(path)
+    }
+
+    /// truncate(2): cuts the file at `path` to `length` bytes.
+    public static func truncate(_ path: String, length: Int) throws(Errno) {
+        if Glibc.truncate(path, off_t(length)) != 0 { throw Errno(rawValue: Glibc.errno) }
+    }
+
+    /// ftruncate(2): cuts the open file `fd` to `length` bytes.
+    public static func truncate(_ fd: Int32, length: Int64) throws(Errno) {
+        if Glibc.ftruncate(fd, off_t(length)) != 0 { throw Errno(rawValue: Glibc.errno) }
+    }
+
+    /// The names in a directory (without `.` and `..`), in no particular order.
+    public static func directoryEntries(_ path: String) throws(Errno) -> [String] {
+        guard let dir = opendir(path) else { throw Errno(rawValue: Glibc.errno) }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let e = readdir(dir) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// access(2) with W_OK: whether this process may write to `path`; the errno when not.
+    public static func checkWritable(_ path: String) throws(Errno) {
+        if access(path, W_OK) != 0 { throw Errno(rawValue: Glibc.errno) }
+    }
+
+    /// mkdir(2); an existing path is left alone (the caller checks what it is).
+    public static func makeDirectory(_ path: String, mode: mode_t) throws(Errno) {
+        if Glibc.mkdir(path, mode) != 0 && Glibc.errno != EEXIST { throw Errno(rawValue: Glibc.errno) }
+    }
+
+    /// Creates (or truncates) `path` and writes all of `bytes` to it. A failure names the path and the step:
+    /// `create`, `write` or `close`.
+    public static func writeWholeFile(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws(SystemError) {
+        let fd: Int32
+        do { fd = try open(path, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: mode) } catch { throw SystemError("create", path: path, error) }
+        do { try writeFully(fd, bytes) } catch {
+            close(fd)
+            throw SystemError("write", path: path, error)
+        }
+        do { try closeWritten(fd) } catch { throw SystemError("close", path: path, error) }
+    }
+
+    /// Replaces `path` atomically: `bytes` go to `temporary` beside it (default `path.tmp`), which is fsynced when
+    /// `synced` and then renamed over `path`, so a crash leaves the old file or the new one, never half of one.
+    /// On failure the temporary file is removed; the error names `path` and the step (`create`, `write`, `sync`,
+    /// `close`, `rename`).
+    public static func replaceFile(_ path: String, with bytes: [UInt8], temporary: String? = nil, mode: mode_t = 0o644,
+                                   synced: Bool = true) throws(SystemError) {
+        let temporary = temporary ?? path + ".tmp"
+        let fd: Int32
+        do { fd = try open(temporary, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: mode) } catch { throw SystemError("create", path: path, error) }
+        var step = "write"
+        do {
+            try writeFully(fd, bytes)
+            step = "sync"
+            if synced { try fsync(fd) }
+            step = "close"
+            try closeWritten(fd)
+            step = "rename"
+            try rename(temporary, to: path)
+        } catch {
+            if step == "write" || step == "sync" { close(fd) }
+            remove(temporary)
+            throw SystemError(step, path: path, error)
+        }
+    }
+
+    /// fsync(2), or fdatasync(2) with `dataOnly` (the data and the size, not the times).
+    public static func fsync(_ fd: Int32, dataOnly: Bool = false) throws(Errno) {
+        do {
+            _ = try retrying(nil, fd: fd) { _ in
+                if (dataOnly ? Glibc.fdatasync(fd) : Glibc.fsync(fd)) != 0 { throw Errno(rawValue: Glibc.errno) }
+                return 0
+            }
+        } catch .invalidArgument, .notSupported, .readOnlyFileSystem {
             // Pipes, ttys and /dev/full cannot be synced; that is not a lost write.
-            if e == .invalidArgument || e == .notSupported || e == .readOnlyFileSystem { return }
-            throw e
         }
     }
 
@@ -163,6 +242,12 @@ public enum Syscall {
     /// `writeFully` of a byte array.
     public static func writeFully(_ fd: Int32, _ bytes: [UInt8]) throws(Errno) {
         do { try bytes.withUnsafeBytes { try writeFully(fd, $0) } } catch { throw (error as? Errno) ?? .ioError }
+    }
+
+    /// Writes `text` to `fd` (standard error unless told), best effort: the way messages and error lines go out,
+    /// whose own failure has nowhere to be reported.
+    public static func writeMessage(_ text: String, to fd: Int32 = 2) {
+        try? writeFully(fd, Array(text.utf8))
     }
 
     /// The whole content of a (small) file: open, read to the end, close.

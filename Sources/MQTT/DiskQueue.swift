@@ -36,11 +36,8 @@ public final class DiskQueue {
         public var payload: [UInt8]
     }
 
-    public struct OpenError: Error, Sendable, CustomStringConvertible {
-        public var path: String
-        public var errorNumber: Int32
-        public var description: String { "spool \(path): \(String(cString: strerror(errorNumber)))" }
-    }
+    /// Why the spool cannot be opened: the system's error, naming the path (exit 77 when not allowed, else 73).
+    public typealias OpenError = SystemError
 
     private struct Segment { var firstSeq: UInt64; var lastSeq: UInt64; var bytes: Int; var path: String }
 
@@ -108,7 +105,7 @@ public final class DiskQueue {
 
     public func sync() {
         if tailFD >= 0 && unsynced > 0 {
-            if fdatasync(tailFD) != 0 { writeErrors += 1 }
+            do { try Syscall.fsync(tailFD, dataOnly: true) } catch { writeErrors += 1 }
             syncs += 1
         }
         unsynced = 0
@@ -149,7 +146,7 @@ public final class DiskQueue {
         ackedSeq = min(seq, nextSeq - 1)
         ackedDirty = true
         while segments.count > 1, segments[0].lastSeq <= ackedSeq {
-            unlink(segments[0].path)
+            Syscall.remove(segments[0].path)
             if cache?.firstSeq == segments[0].firstSeq { cache = nil }
             segments.removeFirst()
         }
@@ -158,29 +155,30 @@ public final class DiskQueue {
     public func close() {
         sync()
         if ackedDirty { writeAcked() }
-        if tailFD >= 0 { Glibc.close(tailFD); tailFD = -1 }
+        if tailFD >= 0 { Syscall.close(tailFD); tailFD = -1 }
     }
 
     // MARK: Internals
 
     private func rotate(firstSeq: UInt64) {
         sync()
-        if tailFD >= 0 { Glibc.close(tailFD); tailFD = -1 }
+        if tailFD >= 0 { Syscall.close(tailFD); tailFD = -1 }
         let path = segmentPath(firstSeq)
-        tailFD = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        if tailFD < 0 { writeErrors += 1 }
+        do { tailFD = try Syscall.open(path, flags: O_WRONLY | O_CREAT | O_APPEND, mode: 0o600) } catch { writeErrors += 1 }
         segments.append(Segment(firstSeq: firstSeq, lastSeq: firstSeq - 1, bytes: 0, path: path))
         tailRecords.removeAll(keepingCapacity: true)
         // Make the new file's directory entry durable.
-        let dfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dfd >= 0 { _ = fsync(dfd); Glibc.close(dfd) }
+        if let dfd = try? Syscall.open(directory, flags: O_RDONLY | O_DIRECTORY) {
+            try? Syscall.fsync(dfd)
+            Syscall.close(dfd)
+        }
     }
 
     private func enforceSize() {
         while segments.count > 1 && totalBytes > limits.maxBytes {
             let s = segments.removeFirst()
             if s.lastSeq > ackedSeq { droppedForSize += Int(s.lastSeq - max(ackedSeq, s.firstSeq - 1)) }
-            unlink(s.path)
+            Syscall.remove(s.path)
             if cache?.firstSeq == s.firstSeq { cache = nil }
             if s.lastSeq > ackedSeq { ackedSeq = s.lastSeq; ackedDirty = true }
         }
@@ -193,20 +191,16 @@ public final class DiskQueue {
     }
 
     private func load() throws(OpenError) {
-        guard let dir = opendir(directory) else { throw OpenError(path: directory, errorNumber: errno) }
-        var names: [String] = []
-        while let e = readdir(dir) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.hasSuffix(".seg"), name.count == 24, UInt64(name.prefix(20)) != nil { names.append(name) }
-        }
-        closedir(dir)
+        var names: [String]
+        do { names = try Syscall.directoryEntries(directory) } catch { throw SystemError("open", path: directory, error) }
+        names.removeAll { !($0.hasSuffix(".seg") && $0.count == 24 && UInt64($0.prefix(20)) != nil) }
         names.sort()
         if let text = readSmallFile(directory + "/acked"), let v = UInt64(text.filter { $0.isNumber }) { ackedSeq = v }
         for name in names {
             let path = directory + "/" + name
             let (records, validBytes) = readSegment(path, truncateCorruptTail: true)
             guard let first = UInt64(name.prefix(20)) else { continue }
-            if records.isEmpty { unlink(path); continue }
+            if records.isEmpty { Syscall.remove(path); continue }
             segments.append(Segment(firstSeq: first, lastSeq: records.last!.seq, bytes: validBytes, path: path))
             if name == names.last { tailRecords = records }
         }
@@ -214,8 +208,7 @@ public final class DiskQueue {
             nextSeq = last.lastSeq + 1
             if ackedSeq >= nextSeq { ackedSeq = nextSeq - 1 }
             if ackedSeq < segments[0].firstSeq - 1 { ackedSeq = segments[0].firstSeq - 1 }
-            tailFD = open(last.path, O_WRONLY | O_APPEND | O_CLOEXEC)
-            if tailFD < 0 { throw OpenError(path: last.path, errorNumber: errno) }
+            do { tailFD = try Syscall.open(last.path, flags: O_WRONLY | O_APPEND) } catch { throw SystemError("open", path: last.path, error) }
         } else {
             nextSeq = ackedSeq + 1
         }
@@ -237,7 +230,7 @@ public final class DiskQueue {
         }
         if offset < bytes.count {
             corruptRecords += 1
-            if truncateCorruptTail { _ = truncate(path, off_t(offset)) }
+            if truncateCorruptTail { try? Syscall.truncate(path, length: offset) }
         }
         return (records, offset)
     }
@@ -275,13 +268,12 @@ public final class DiskQueue {
         UInt32(b[o]) | UInt32(b[o + 1]) << 8 | UInt32(b[o + 2]) << 16 | UInt32(b[o + 3]) << 24
     }
 
+    /// Rewrites the ack cursor by rename (not fsynced: losing it only re-sends).
     private func writeAcked() {
-        let tmp = directory + "/acked.tmp"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { writeErrors += 1; return }
-        let ok = writeAll(fd, Array("\(ackedSeq)\n".utf8))
-        Glibc.close(fd)
-        if ok && rename(tmp, directory + "/acked") == 0 { ackedDirty = false } else { writeErrors += 1 }
+        do {
+            try Syscall.replaceFile(directory + "/acked", with: Array("\(ackedSeq)\n".utf8), mode: 0o600, synced: false)
+            ackedDirty = false
+        } catch { writeErrors += 1 }
     }
 
     private func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
@@ -298,12 +290,11 @@ public final class DiskQueue {
         var current = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") {
             current += "/" + part
-            if mkdir(current, 0o700) != 0 && errno != EEXIST { throw OpenError(path: current, errorNumber: errno) }
+            do { try Syscall.makeDirectory(current, mode: 0o700) } catch { throw SystemError("create directory", path: current, error) }
         }
-        var st = stat()
-        guard stat(path, &st) == 0 else { throw OpenError(path: path, errorNumber: errno) }
-        guard (st.st_mode & S_IFMT) == S_IFDIR else { throw OpenError(path: path, errorNumber: ENOTDIR) }
-        guard access(path, W_OK) == 0 else { throw OpenError(path: path, errorNumber: errno) }
+        guard let type = Syscall.fileType(path) else { throw SystemError("create directory", path: path, errno: ENOENT) }
+        guard type == S_IFDIR else { throw SystemError("create directory", path: path, errno: ENOTDIR) }
+        do { try Syscall.checkWritable(path) } catch { throw SystemError("create directory", path: path, error) }
     }
 }
 

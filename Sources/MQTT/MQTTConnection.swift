@@ -2,6 +2,7 @@ import CMosquitto
 #if canImport(Glibc)
 import Glibc
 #endif
+import LodestarIO
 
 /// How to reach and authenticate to a broker (shared by the board's publisher and `lodestar fleet`).
 public struct MQTTClientSettings: Sendable {
@@ -23,13 +24,9 @@ public struct MQTTClientSettings: Sendable {
 
     /// Reads the password: the first line of `path` (without its newline).
     public static func readPasswordFile(_ path: String) throws(MQTTError) -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .passwordFile(path: path, reason: String(cString: strerror(errno))) }
-        defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard n >= 0 else { throw .passwordFile(path: path, reason: String(cString: strerror(errno))) }
-        let line = bytes[0..<n].prefix { $0 != 0x0A && $0 != 0x0D }
+        let bytes: [UInt8]
+        do { bytes = try Syscall.readWholeFile(path) } catch { throw .unreadable(SystemError("open", path: path, error)) }
+        let line = bytes.prefix { $0 != 0x0A && $0 != 0x0D }
         guard !line.isEmpty else { throw .passwordFile(path: path, reason: "empty (the first line is the password)") }
         return String(decoding: line, as: UTF8.self)
     }
@@ -37,10 +34,13 @@ public struct MQTTClientSettings: Sendable {
 
 public enum MQTTError: Error, Sendable, CustomStringConvertible {
     case passwordFile(path: String, reason: String)
+    /// The password file could not be read (the system's error names the path).
+    case unreadable(SystemError)
     case badSettings(String)
     public var description: String {
         switch self {
         case .passwordFile(let p, let r): "--mqtt-password-file \(p): \(r)"
+        case .unreadable(let e): "--mqtt-password-file \(e)"
         case .badSettings(let m): m
         }
     }

@@ -42,7 +42,7 @@ public struct JSONLinesTrackReader {
         case "fix":
             guard let lat = v["latitudeDegrees"]?.number, let lon = v["longitudeDegrees"]?.number,
                   v["mode"]?.string != "none", abs(lat) <= 90, abs(lon) <= 360 else { return }
-            var p = TrackPoint(latitudeDegrees: lat, longitudeDegrees: lon, time: v["time"]?.string.flatMap(ISOTime.parse))
+            var p = TrackPoint(latitudeDegrees: lat, longitudeDegrees: lon, time: v["time"]?.string.flatMap(Timestamp.parseISO8601))
             p.altitudeMSLMeters = v["altitudeMSLMeters"]?.number
             p.horizontalAccuracyMeters = v["horizontalAccuracyMeters"]?.number
             p.speedMetersPerSecond = v["speedMetersPerSecond"]?.number
@@ -68,13 +68,13 @@ public struct JSONLinesTrackReader {
             guard let id = v["identifier"]?.string, let lat = v["latitudeDegrees"]?.number,
                   let lon = v["longitudeDegrees"]?.number else { return }
             data.crossings.append(MapRegionCrossing(identifier: id, isEntry: v["event"]?.string == "enter",
-                                                    time: v["time"]?.string.flatMap(ISOTime.parse),
+                                                    time: v["time"]?.string.flatMap(Timestamp.parseISO8601),
                                                     latitudeDegrees: lat, longitudeDegrees: lon))
         case "visit":
             guard let lat = v["latitudeDegrees"]?.number, let lon = v["longitudeDegrees"]?.number else { return }
             func date(_ k: String) -> Timestamp? {
                 guard let s = v[k]?.string, !s.hasPrefix("0001-"), !s.hasPrefix("4001-") else { return nil }
-                return ISOTime.parse(s)
+                return Timestamp.parseISO8601(s)
             }
             let visit = MapVisit(latitudeDegrees: lat, longitudeDegrees: lon,
                                  horizontalAccuracyMeters: v["horizontalAccuracyMeters"]?.number ?? 0,
@@ -90,30 +90,7 @@ public struct JSONLinesTrackReader {
     }
 }
 
-/// ISO 8601 UTC times as Lodestar writes them: `2020-05-14T22:10:46.123Z` (any number of fraction digits).
+/// ISO 8601 UTC times as Lodestar writes them: `Timestamp.parseISO8601` (the one parser), under its old name.
 public enum ISOTime {
-    public static func parse(_ s: String) -> Timestamp? {
-        let b = Array(s.utf8)
-        guard b.count >= 20, b[4] == 0x2D, b[7] == 0x2D, b[10] == 0x54, b[13] == 0x3A, b[16] == 0x3A else { return nil }
-        func num(_ r: Range<Int>) -> Int? {
-            var v = 0
-            for i in r { guard b[i] >= 0x30 && b[i] <= 0x39 else { return nil }; v = v * 10 + Int(b[i] - 0x30) }
-            return v
-        }
-        guard let y = num(0..<4), let mo = num(5..<7), let d = num(8..<10), let h = num(11..<13), let mi = num(14..<16),
-              let sec = num(17..<19) else { return nil }
-        var i = 19
-        var nanos = 0
-        if i < b.count && b[i] == 0x2E {
-            i += 1
-            var digits = 0
-            while i < b.count && b[i] >= 0x30 && b[i] <= 0x39 {
-                if digits < 9 { nanos = nanos * 10 + Int(b[i] - 0x30); digits += 1 }
-                i += 1
-            }
-            while digits < 9 { nanos *= 10; digits += 1 }
-        }
-        guard i == b.count - 1, b[i] == 0x5A else { return nil }
-        return Timestamp(year: y, month: mo, day: d, hour: h, minute: mi, second: sec, nanosecond: nanos)
-    }
+    public static func parse(_ s: String) -> Timestamp? { Timestamp.parseISO8601(s) }
 }

@@ -1,6 +1,7 @@
 import CLinux
 import enum LocationCore.JSONText
 import struct LocationCore.ReceiverIdentity
+import struct LocationCore.Timestamp
 import NIOCore
 
 /// gpsd's client protocol (gpsd_json(5)) as far as clients use it: requests in, VERSION/WATCH/DEVICES/DEVICE/
@@ -128,23 +129,9 @@ enum GpsdProtocol {
         line("{\"class\":\"ERROR\",\"message\":\(quoted(message))}")
     }
 
-    /// ISO 8601 UTC with milliseconds, as gpsd writes times.
+    /// ISO 8601 UTC with milliseconds, as gpsd writes times (truncated to the millisecond, not rounded).
     static func isoTime(_ nanos: Int64) -> String {
-        let ms = nanos / 1_000_000
-        let days = Int(ms / 86_400_000), msOfDay = Int(ms % 86_400_000)
-        // Civil from days (Howard Hinnant's algorithm).
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        func p(_ v: Int, _ n: Int) -> String { let s = String(v); return String(repeating: "0", count: max(0, n - s.count)) + s }
-        return "\(p(y, 4))-\(p(m, 2))-\(p(d, 2))T\(p(msOfDay / 3_600_000, 2)):\(p(msOfDay / 60_000 % 60, 2)):"
-            + "\(p(msOfDay / 1000 % 60, 2)).\(p(msOfDay % 1000, 3))Z"
+        Timestamp(nanosecondsSince1970: nanos / 1_000_000 * 1_000_000).iso8601(fractionDigits: 3)
     }
 
     struct Reply {

@@ -171,38 +171,16 @@ struct Calibrate: ParsableCommand {
         return (lat, lon, attributes["height_m"] ?? 0)
     }
 
-    /// Writes atomically: a temporary file beside the target, fsynced, then renamed over it, so a crash never
-    /// leaves a half-written calibration. "-" writes to standard output.
+    /// Writes atomically (`Syscall.replaceFile`: a temporary file beside the target, fsynced, then renamed over
+    /// it), so a crash never leaves a half-written calibration. "-" writes to standard output.
     static func write(_ text: String, to path: String) throws {
-        let bytes = Array(text.utf8)
-        if path == "-" {
-            if let e = writeAll(1, bytes) { throw CommandFailure("cannot write the calibration to standard output: \(describe(e))", code: Exit.ioError) }
-            return
-        }
-        let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            let e = errno
-            throw CommandFailure("cannot write \(path): \(describe(e))", code: e == EACCES || e == EPERM || e == EROFS ? Exit.permission : Exit.cannotCreate)
-        }
-        var failure = writeAll(fd, bytes)
-        if failure == nil, fsync(fd) != 0 { failure = errno }
-        if close(fd) != 0, failure == nil { failure = errno }
-        if failure == nil, rename(temporary, path) != 0 { failure = errno }
-        if let e = failure {
-            unlink(temporary)
-            throw CommandFailure("cannot write \(path): \(describe(e))", code: e == EACCES || e == EPERM || e == EROFS ? Exit.permission : Exit.cannotCreate)
-        }
-    }
-
-    /// Writes everything, retrying EINTR and short writes; the errno on failure.
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
-        do { try Syscall.writeFully(fd, bytes); return nil } catch { return error.rawValue }
-    }
-
-    private static func describe(_ e: Int32) -> String {
-        guard let s = strerror(e) else { return "errno \(e)" }
-        return String(cString: s)
+        do throws(SystemError) {
+            if path == "-" {
+                do { try Syscall.writeFully(1, Array(text.utf8)) } catch { throw SystemError("write", path: "standard output", error) }
+            } else {
+                try Syscall.replaceFile(path, with: Array(text.utf8), temporary: path + ".tmp-\(getpid())")
+            }
+        } catch { throw CommandFailure(error) }
     }
 
     static func summary(_ r: CalibrationResult, file: CalibrationFile, stream: CalibrationSession.Stream,
@@ -400,17 +378,6 @@ struct ProgressDisplay {
         return rows
     }
 
-    private func writeStderr(_ s: String) {
-        var bytes = Array(s.utf8)
-        bytes.withUnsafeMutableBytes { p in
-            guard let base = p.baseAddress else { return }
-            var off = 0
-            while off < p.count {
-                let n = write(2, base + off, p.count - off)
-                if n <= 0 { break }
-                off += n
-            }
-        }
-    }
+    private func writeStderr(_ s: String) { Syscall.writeMessage(s) }
 }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import CLinux
 import Devices
 import LocationCore
+import LodestarIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -72,8 +73,7 @@ struct Devices: ParsableCommand {
     @Sendable static func watchLine(_ what: String, _ d: DiscoveredDevice? = nil) {
         var text = what
         if let d { text += " \(d.subsystem) \(d.devnode ?? d.syspath) \(d.classification)" }
-        let bytes = Array((text + "\n").utf8)
-        _ = bytes.withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
+        Syscall.writeMessage(text + "\n", to: 1)
     }
 
     func report() throws {
@@ -262,18 +262,7 @@ struct Devices: ParsableCommand {
     }
 
     static func json(_ reports: [DeviceReport], _ location: Bool, _ heading: Bool) -> String {
-        func q(_ s: String) -> String {
-            var out = "\""
-            for c in s.unicodeScalars {
-                switch c {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                default: out.unicodeScalars.append(c)
-                }
-            }
-            return out + "\""
-        }
+        func q(_ s: String) -> String { JSONText.quoted(s) }
         let items = reports.map { r in
             "{\"kind\":\(q(r.kind)),\"name\":\(q(r.name)),\"detail\":\(q(r.detail)),\"authorization\":\(q(r.authorization.rawValue))"
                 + (r.available.map { ",\"available\":\($0)" } ?? "") + ",\"role\":\(q(r.role))}"

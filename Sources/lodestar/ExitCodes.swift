@@ -1,6 +1,7 @@
 import ArgumentParser
 import Capture
 import Devices
+import LodestarIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,6 +30,18 @@ enum Exit {
         case .unrecognizedFormat, .unsupportedVersion: dataError
         }
     }
+
+    /// The one mapping of a failed system call on a named file (Syscall's `SystemError`), as for captures
+    /// (`code(for: CaptureError)`): not allowed (EACCES, EPERM) 77; a file or directory that could not be created
+    /// (operation `create…`: a missing directory, a read-only file system) 73; a missing input (`open`/`read`:
+    /// ENOENT, ENOTDIR, EISDIR) 66; any other failure 74.
+    static func code(for error: SystemError) -> Int32 {
+        if error.isPermissionDenied { return permission }
+        if error.operation.hasPrefix("create") { return cannotCreate }
+        if error.operation == "open" || error.operation == "read",
+           [ENOENT, ENOTDIR, EISDIR].contains(error.errno) { return noInput }
+        return ioError
+    }
 }
 
 /// A command's failure: one clear line for stderr and a distinct exit code. Thrown by commands and their option
@@ -38,13 +51,13 @@ struct CommandFailure: Error, CustomStringConvertible {
     let code: Int32
     init(_ message: String, code: Int32) { self.message = message; self.code = code }
     var description: String { "lodestar: \(message)" }
-}
 
-func printError(_ message: String) {
-    var line = Array(message.utf8)
-    line.append(0x0A)
-    line.withUnsafeBytes { p in
-        guard let base = p.baseAddress else { return }
-        _ = write(2, base, p.count)
+    /// A failed system call on a file: one line naming the path (after `option`, when the path came from one) and
+    /// the reason, with the exit code of `Exit.code(for:)`.
+    init(_ error: SystemError, option: String? = nil) {
+        self.init(option.map { "\($0) \(error)" } ?? error.description, code: Exit.code(for: error))
     }
 }
+
+/// One line to standard error.
+func printError(_ message: String) { Syscall.writeMessage(message + "\n") }

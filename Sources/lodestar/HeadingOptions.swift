@@ -108,7 +108,7 @@ struct HeadingOptions: ParsableArguments {
             // Persisted whenever a calibration is adopted or refined; a failed write is reported and retried at
             // the next change and at the end (where it fails the command).
             settings.vehicleCalibrationChanged = { state in
-                do { try Calibrate.write(state.text, to: path) } catch { printError("lodestar: \(error)") }
+                do { try Calibrate.write(state.text, to: path) } catch { printError("\(error)") }
             }
         }
         if let text = location, var l = Self.parseLocation(text) {

@@ -2,6 +2,7 @@ import ArgumentParser
 import CLinux
 import Events
 import LocationCore
+import LodestarIO
 import MQTT
 import Synchronization
 #if canImport(Glibc)
@@ -98,8 +99,10 @@ struct MQTTOptions: ParsableArguments {
         guard MQTTURL.isValidTopicLevel(device) else { throw ValidationError("--mqtt-device '\(device)': one topic level, without / + #") }
         var client = MQTTClientSettings(url: url, clientID: "lodestar-\(device)")
         if let f = mqttPasswordFile {
-            do { client.password = try MQTTClientSettings.readPasswordFile(f) } catch {
-                throw CommandFailure(error.description, code: errno == EACCES ? Exit.permission : Exit.noInput)
+            do { client.password = try MQTTClientSettings.readPasswordFile(f) } catch .unreadable(let e) {
+                throw CommandFailure(e, option: "--mqtt-password-file")
+            } catch {
+                throw CommandFailure(error.description, code: Exit.noInput)
             }
             if url.username == nil { throw ValidationError("--mqtt-password-file needs a user in the URL (mqtt://USER@host/prefix)") }
         }
@@ -119,7 +122,7 @@ struct MQTTOptions: ParsableArguments {
         if let h = mqttSpoolMaxAgeHours { config.spoolLimits.maxAgeSeconds = h * 3600 }
         let publisher: MQTTPublisher
         do { publisher = try MQTTPublisher(config) } catch {
-            throw CommandFailure("--mqtt-spool " + error.description, code: error.errorNumber == EACCES ? Exit.permission : Exit.cannotCreate)
+            throw CommandFailure(error, option: "--mqtt-spool")
         }
         publisher.onStatus = onStatus
         let output = MQTTOutput(publisher: publisher, topics: topics)

@@ -58,8 +58,7 @@ struct NTRIPOptions: ParsableArguments {
             guard url.user != nil else { throw ValidationError("--ntrip-password-file needs a user in the URL (ntrip://USER@host/MOUNT)") }
             let bytes: [UInt8]
             do { bytes = try Syscall.readWholeFile(f) } catch {
-                throw CommandFailure("--ntrip-password-file \(f): \(SystemError("open", path: f, error))",
-                                     code: error == .noSuchFileOrDirectory ? Exit.noInput : (error == .permissionDenied ? Exit.permission : Exit.ioError))
+                throw CommandFailure(SystemError("open", path: f, error), option: "--ntrip-password-file")
             }
             let line = String(decoding: bytes.prefix { $0 != 0x0A && $0 != 0x0D }, as: UTF8.self)
             password = line

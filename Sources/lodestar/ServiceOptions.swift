@@ -124,19 +124,8 @@ struct ServiceOptions: ParsableArguments {
 
     /// Replaces the file atomically (write a temporary file beside it, then rename).
     static func writeState(_ monitor: RegionMonitor, to path: String) throws {
-        let bytes = monitor.encodeState()
-        let tmp = path + ".tmp"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw CommandFailure("\(path): cannot write region state (\(String(cString: strerror(errno))))",
-                 code: errno == EACCES || errno == EPERM ? Exit.permission : Exit.cannotCreate)
-        }
-        var ok = true
-        do { try Syscall.writeFully(fd, bytes) } catch { ok = false }
-        if close(fd) != 0 { ok = false }
-        guard ok, rename(tmp, path) == 0 else {
-            unlink(tmp)
-            throw CommandFailure("\(path): cannot write region state (\(String(cString: strerror(errno))))", code: Exit.ioError)
+        do { try Syscall.replaceFile(path, with: monitor.encodeState(), synced: false) } catch {
+            throw CommandFailure(error, option: "--region-state")
         }
     }
 }

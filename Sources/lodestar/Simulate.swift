@@ -1,6 +1,7 @@
 import ArgumentParser
 import Capture
 import LocationCore
+import LodestarIO
 import Magnetics
 import Simulation
 #if canImport(Glibc)
@@ -110,7 +111,7 @@ struct Simulate: ParsableCommand {
             truthRows = try RouteSimulator(settings: settings).write(to: writer)
             try writer.close()
             if format == .nmea {
-                defer { unlink(capturePath) }
+                defer { Syscall.remove(capturePath) }
                 let reader = try LodestarCaptureReader(path: capturePath)
                 let out = try CaptureWriter(path: output)
                 while let event = try reader.next() {

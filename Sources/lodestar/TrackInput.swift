@@ -134,21 +134,13 @@ struct TrackLoader {
         for e in events { recorder.record(e, as: role) }
     }
 }
-/// Writes a whole file (created or truncated), failing with one line and exit 73/74.
+/// Writes a whole file (created or truncated; "-" is standard output), failing with one line and exit 73/74/77.
 func writeWholeFile(_ path: String, _ text: String) throws {
-    if path == "-" {
-        do { try Syscall.writeFully(1, Array(text.utf8)) } catch {
-            throw CommandFailure(SystemError("write", path: "standard output", error).description, code: Exit.ioError)
+    do throws(SystemError) {
+        if path == "-" {
+            do { try Syscall.writeFully(1, Array(text.utf8)) } catch { throw SystemError("write", path: "standard output", error) }
+        } else {
+            try Syscall.writeWholeFile(path, Array(text.utf8))
         }
-        return
-    }
-    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else {
-        let e = errno
-        throw CommandFailure("cannot create \(path): \(String(cString: strerror(e)))", code: e == EACCES ? Exit.permission : Exit.cannotCreate)
-    }
-    var failure: Errno?
-    do { try Syscall.writeFully(fd, Array(text.utf8)) } catch { failure = error }
-    if close(fd) != 0 && failure == nil { failure = Errno(rawValue: errno) }
-    if let failure { throw CommandFailure(SystemError("write", path: path, failure).description, code: Exit.ioError) }
+    } catch { throw CommandFailure(error) }
 }

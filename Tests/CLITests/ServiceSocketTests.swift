@@ -54,7 +54,13 @@ struct ServiceSocketTests {
         #expect(denied.wait(timeout: 10).map { $0 != 0 } == true)
         let deniedErr = (try? String(contentsOfFile: dir.path("n.err"), encoding: .utf8)) ?? ""
         #expect(deniedErr.contains("Permission denied"), "\(deniedErr)")
-        usleep(300_000)  // both clients connected (socat connects at once; no way to await it from here)
+        // Both clients connected: the kernel lists the listening socket and each accepted connection under the
+        // socket's path in /proc/net/unix (a fixed wait lost the first fixes on a loaded machine).
+        func endpoints() -> Int {
+            ((try? String(contentsOfFile: "/proc/net/unix", encoding: .utf8)) ?? "").split(separator: "\n")
+                .filter { $0.hasSuffix(" " + socket) }.count
+        }
+        #expect(Self.waitFor({ endpoints() >= 3 }, timeout: 10), "\(endpoints()) endpoints on the socket")
 
         for s in 0..<6 { _ = pty.write(LiveCLITests.cycle(s)); usleep(30_000) }
         #expect(Self.waitFor({ Self.lines(dir.path("a")).filter { $0.contains("\"class\":\"fix\"") }.count >= 5

@@ -87,3 +87,36 @@ struct CoreValueTests {
         #expect(String(decoding: b.array, as: UTF8.self) == "\"tab\\there é\"")
     }
 }
+
+/// `Timestamp.parseISO8601`, the one ISO 8601 reader (captures, JSON lines, calibration files, maps, fleet).
+@Suite("ISO 8601 parsing")
+struct ISO8601ParsingTests {
+    @Test(arguments: [
+        ("2020-05-14T22:10:46Z", Timestamp(year: 2020, month: 5, day: 14, hour: 22, minute: 10, second: 46)),
+        ("2020-05-14T22:10:46.1Z", Timestamp(year: 2020, month: 5, day: 14, hour: 22, minute: 10, second: 46, nanosecond: 100_000_000)),
+        ("2020-05-14T22:10:46.123456789Z", Timestamp(year: 2020, month: 5, day: 14, hour: 22, minute: 10, second: 46, nanosecond: 123_456_789)),
+        // Digits below a nanosecond are dropped, not rounded.
+        ("2020-05-14T22:10:46.1234567899Z", Timestamp(year: 2020, month: 5, day: 14, hour: 22, minute: 10, second: 46, nanosecond: 123_456_789)),
+        ("2016-12-31T23:59:60Z", Timestamp(year: 2016, month: 12, day: 31, hour: 23, minute: 59, second: 60)),
+        ("2024-02-29T00:00:00.000Z", Timestamp(year: 2024, month: 2, day: 29)),
+    ])
+    func parses(text: String, expected: Timestamp?) {
+        #expect(expected != nil)
+        #expect(Timestamp.parseISO8601(text) == expected)
+    }
+
+    @Test(arguments: ["2020-05-14T22:10:46", "2020-05-14T22:10:46.Z", "2020-05-14T22:10:46,5Z", "2020-05-14 22:10:46Z",
+                      "2020-13-14T22:10:46Z", "2023-02-29T00:00:00Z", "2020-05-14T24:00:00Z", "+020-05-14T22:10:46Z",
+                      "2020-05-14T22:10:4xZ", "2020-05-14T22:10:46.12a4Z", "garbage", ""])
+    func rejects(text: String) {
+        #expect(Timestamp.parseISO8601(text) == nil)
+    }
+
+    @Test func roundTripsTheWrittenForm() {
+        let t = Timestamp(nanosecondsSince1970: 1_589_494_246_123_456_789)
+        for digits in [0, 3, 9] {
+            let text = t.iso8601(fractionDigits: digits)
+            #expect(Timestamp.parseISO8601(text)?.iso8601(fractionDigits: digits) == text)
+        }
+    }
+}

@@ -247,12 +247,7 @@ public final class I2CSensorSource: LiveSource {
     }
 
     private func pause(_ nanoseconds: Int64) {
-        var remaining = nanoseconds
-        while remaining > 0 && !isStopped {
-            let slice = min(remaining, Self.sliceNanos)
-            sleep(slice)
-            remaining -= slice
-        }
+        slicedSleep(nanoseconds: nanoseconds, sliceNanoseconds: Self.sliceNanos, sleep: sleep) { isStopped }
     }
 
     private func format(_ value: Double) -> String {

@@ -199,7 +199,7 @@ public struct CalibrationFile: Sendable, Hashable {
             unobservableAxis = axis
         }
         if let (v, line) = values["created"] {
-            guard let t = Self.parseTimestamp(v) else {
+            guard let t = Timestamp.parseISO8601(v) else {
                 throw .invalidValue(key: "created", line: line, reason: "'\(v.prefix(40))' is not YYYY-MM-DDThh:mm:ssZ")
             }
             created = t
@@ -219,28 +219,6 @@ public struct CalibrationFile: Sendable, Hashable {
     static let knownKeys: Set<String> = ["chip", "method", "hard_iron_uT", "soft_iron", "field_uT", "residual_std_uT",
                                          "coverage_percent", "samples", "unobservable_axis", "created", "location",
                                          "reference_field_uT", "source"]
-
-    /// `YYYY-MM-DDThh:mm:ss[.fraction]Z`.
-    static func parseTimestamp(_ text: String) -> Timestamp? {
-        let u = Array(text.utf8)
-        guard u.count >= 20, u.last == UInt8(ascii: "Z"), u[4] == UInt8(ascii: "-"), u[7] == UInt8(ascii: "-"),
-              u[10] == UInt8(ascii: "T"), u[13] == UInt8(ascii: ":"), u[16] == UInt8(ascii: ":") else { return nil }
-        func int(_ a: Int, _ b: Int) -> Int? {
-            var v = 0
-            for i in a..<b { let d = Int(u[i]) - 48; guard (0...9).contains(d) else { return nil }; v = v * 10 + d }
-            return v
-        }
-        guard let y = int(0, 4), let mo = int(5, 7), let d = int(8, 10), let hh = int(11, 13), let mm = int(14, 16),
-              let ss = int(17, 19), (1...12).contains(mo), (1...CivilDate.daysIn(month: mo, year: y)).contains(d),
-              hh < 24, mm < 60, ss < 61 else { return nil }
-        var nanos = 0
-        if u.count > 20 {
-            guard u[19] == UInt8(ascii: "."), u.count - 21 >= 1, u.count - 21 <= 9, let f = int(20, u.count - 1) else { return nil }
-            nanos = f
-            for _ in 0..<(9 - (u.count - 21)) { nanos *= 10 }
-        }
-        return Timestamp(year: y, month: mo, day: d, hour: hh, minute: mm, second: ss, nanosecond: nanos)
-    }
 }
 
 /// Why a calibration file could not be read. Each description is one line naming the line and key at fault.
