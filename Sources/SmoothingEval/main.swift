@@ -10,12 +10,12 @@ import TestSupport
 
 func fixes(_ path: String, uereMeters: Double? = nil, date: CivilDate? = nil) throws -> [Location] {
     var settings = Pipeline.Settings()
-    settings.emitSky = false
-    settings.heading = nil
-    settings.smoothing = nil   // the receiver's fixes as parsed: the smoother under test runs separately
+    settings.nmea.emitSky = false
+    settings.heading.heading = nil
+    settings.smoothing.smoothing = nil   // the receiver's fixes as parsed: the smoother under test runs separately
     // SPAN RMC sentences in two reference files fail their checksums, so GGA alone gives no date: borrow the drive's.
-    settings.referenceDate = date
-    if let u = uereMeters { settings.epoch.horizontalUEREMeters = u }
+    settings.nmea.referenceDate = date
+    if let u = uereMeters { settings.nmea.epoch.horizontalUEREMeters = u }
     let p = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
     var out: [Location] = []
     p.observer = { e in if case .fix(let l) = e, l.latitudeDegrees != nil, l.time != nil { out.append(l) } }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Capture
 import Devices
+import Session
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,6 +28,14 @@ enum Exit {
         case .readFailed, .writeFailed: ioError
         case .createFailed: cannotCreate
         case .unrecognizedFormat, .unsupportedVersion: dataError
+        }
+    }
+
+    /// A session's error: the capture's code, or usage (64) for a configuration value that does not parse.
+    static func code(for error: SessionError) -> Int32 {
+        switch error {
+        case .capture(let e): code(for: e)
+        case .configuration: usage
         }
     }
 }

@@ -42,13 +42,13 @@ func jittered(_ c: Coordinate, accuracy a: Double, _ rng: inout SeededRandom) ->
 func pipelineFixes(_ path: String) throws -> [Location] {
     let reader = try CaptureDetector.open(path: path, format: nil, lineEvents: false)
     var settings = Pipeline.Settings()
-    settings.heading = nil
-    settings.emitSky = false
+    settings.heading.heading = nil
+    settings.nmea.emitSky = false
     var pipeline: Pipeline?
     var fixes: [Location] = []
     while let e = try reader.next() {
         if pipeline == nil {
-            settings.referenceDate = reader.header.referenceDate ?? CivilDate(year: 2020, month: 6, day: 1)
+            settings.nmea.referenceDate = reader.header.referenceDate ?? CivilDate(year: 2020, month: 6, day: 1)
             let p = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
             p.observer = { if case .fix(let l) = $0 { fixes.append(l) } }
             pipeline = p

@@ -16,8 +16,8 @@ struct EncoderTests {
         while let e = try reader.next() {
             if pipeline == nil {
                 var settings = Pipeline.Settings()
-                settings.referenceDate = reader.header.referenceDate ?? CivilDate(year: 2025, month: 6, day: 1)
-                if !smoothing { settings.smoothing = nil }
+                settings.nmea.referenceDate = reader.header.referenceDate ?? CivilDate(year: 2025, month: 6, day: 1)
+                if !smoothing { settings.smoothing.smoothing = nil }
                 pipeline = Pipeline(settings: settings, encoder: makeEncoder(format, device: "/dev/gps0"), sinks: [sink])
             }
             pipeline?.process(e)

@@ -39,8 +39,8 @@ struct GpsdAgreementTests {
         while let event = try reader.next() {
             if pipeline == nil {
                 var settings = Pipeline.Settings()
-                settings.smoothing = nil  // parsing is compared with gpsd: the receiver's fixes as parsed
-                settings.referenceDate = reader.header.referenceDate
+                settings.smoothing.smoothing = nil  // parsing is compared with gpsd: the receiver's fixes as parsed
+                settings.nmea.referenceDate = reader.header.referenceDate
                 pipeline = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
                 pipeline?.observer = { if case .fix(let l) = $0 { fixes.append(l) } }
             }

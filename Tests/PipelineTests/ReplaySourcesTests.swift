@@ -10,7 +10,7 @@ struct ReplaySourcesTests {
     static func fixes(_ path: String) throws -> [Location] {
         let reader = try CaptureDetector.open(path: path, format: nil)
         var settings = Pipeline.Settings()
-        settings.smoothing = nil
+        settings.smoothing.smoothing = nil
         let pipeline = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
         var out: [Location] = []
         pipeline.observer = { if case .fix(let l) = $0 { out.append(l) } }

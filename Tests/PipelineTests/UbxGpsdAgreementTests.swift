@@ -26,8 +26,8 @@ struct UbxGpsdAgreementTests {
         while let event = try reader.next() {
             if pipeline == nil {
                 var settings = Pipeline.Settings()
-                settings.smoothing = nil
-                settings.referenceDate = reader.header.referenceDate
+                settings.smoothing.smoothing = nil
+                settings.nmea.referenceDate = reader.header.referenceDate
                 pipeline = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
                 pipeline?.observer = { if case .fix(let l) = $0 { fixes.append(l) } }
             }
