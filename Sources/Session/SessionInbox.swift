@@ -12,13 +12,18 @@ public final class SessionInbox: Sendable {
         var queue: LiveEventQueue?
     }
     private let state = Mutex(State())
+    /// Statuses wait in `pending` (a replay checks this per event without taking the lock: no cost on the hot path).
+    private let hasPending = Atomic<Bool>(false)
 
     public init() {}
 
     /// Posts a status (any thread).
     public func post(_ status: StatusReport) {
         state.withLock { s in
-            if let queue = s.queue { queue.report(status) } else { s.pending.append(status) }
+            if let queue = s.queue { queue.report(status) } else {
+                s.pending.append(status)
+                hasPending.store(true, ordering: .releasing)
+            }
         }
     }
 
@@ -27,15 +32,18 @@ public final class SessionInbox: Sendable {
         state.withLock { s in
             for status in s.pending { queue.report(status) }
             s.pending.removeAll()
+            hasPending.store(false, ordering: .releasing)
             s.queue = queue
         }
     }
 
     /// Replay: the statuses posted since the last call, in order.
     func take() -> [StatusReport] {
-        state.withLock { s in
+        guard hasPending.load(ordering: .acquiring) else { return [] }
+        return state.withLock { s in
             let taken = s.pending
             s.pending.removeAll()
+            hasPending.store(false, ordering: .releasing)
             return taken
         }
     }
