@@ -58,7 +58,8 @@ public final class Pipeline {
     private var currentUTC: Timestamp?
     /// The receiver's integrity as last announced (status events only when jamming, spoofing or antenna change).
     private var announcedIntegrity = ReceiverIntegrity()
-    private var emitAfterStatus: [OutputEvent] = []
+    /// Events caused by the one being delivered, delivered after it (`emit`).
+    private var followUps: [OutputEvent] = []
     public private(set) var fixesEmitted = 0
     public private(set) var skyEmitted = 0
     public private(set) var eventsProcessed = 0
@@ -185,8 +186,20 @@ public final class Pipeline {
     }
 
     /// Every output event leaves through here (private: outside events enter through `process` like source events,
-    /// so a live session records them and its replay reproduces them).
+    /// so a live session records them and its replay reproduces them). Not re-entrant: what an event causes (the
+    /// services' events for a fix, the invalid heading and the availability for a status) is queued as follow-ups
+    /// and delivered after it, in order.
     private func emit(_ event: OutputEvent) {
+        deliver(event)
+        var i = 0
+        while i < followUps.count {
+            deliver(followUps[i])
+            i += 1
+        }
+        followUps.removeAll(keepingCapacity: true)
+    }
+
+    private func deliver(_ event: OutputEvent) {
         var event = event
         if placemark.enabled, case .fix(var l) = event {
             placemark.annotate(&l)
@@ -202,12 +215,7 @@ public final class Pipeline {
         }
         observer?(event)
         if !event.isReplacedByServices(filtersFixes: services?.filtersFixes ?? false) { output.encode(event) }
-        if let services, case .fix(let l) = event { services.process(l) { emit(.service($0)) } }
-        if !emitAfterStatus.isEmpty {
-            let followUps = emitAfterStatus
-            emitAfterStatus.removeAll()
-            for e in followUps { emit(e) }
-        }
+        if let services, case .fix(let l) = event { services.process(l) { followUps.append(.service($0)) } }
         output.flushIfFull()
     }
 
@@ -217,10 +225,10 @@ public final class Pipeline {
     private func noteStatus(_ s: StatusReport) {
         let outcome = availability.note(s)
         if outcome.headingSourceLost, let h = heading.sourceLost() {
-            emitAfterStatus.append(.heading(h, accelerationMetersPerSecondSquared: nil))
+            followUps.append(.heading(h, accelerationMetersPerSecondSquared: nil))
         }
         if let a = outcome.availability {
-            emitAfterStatus.append(.availability(locationServicesEnabled: a.locationServicesEnabled, headingAvailable: a.headingAvailable))
+            followUps.append(.availability(locationServicesEnabled: a.locationServicesEnabled, headingAvailable: a.headingAvailable))
         }
     }
 
