@@ -66,12 +66,6 @@ public struct SessionConfiguration: Sendable, Equatable {
         }
     }
 
-    /// Throws what `apply` would throw (a command checks its own configuration before it opens anything).
-    public func validate() throws(SessionConfigurationError) {
-        var s = Pipeline.Settings()
-        try apply(to: &s)
-    }
-
     // MARK: Capture header
 
     /// Header lines: `session: key=value …`, `mounting: axes=…`, `calibration: 0 hard_iron_uT=… soft_iron=…`.
