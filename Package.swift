@@ -11,7 +11,7 @@ let package = Package(
     products: [
         .executable(name: "lodestar", targets: ["lodestar"]),
         .library(name: "Lodestar", targets: ["LodestarKit", "LocationServices", "Geocoding", "Estimation", "LocationCore", "NMEA",
-                                             "Capture", "Pipeline", "Devices", "Session", "Magnetics"]),
+                                             "Capture", "Simulation", "Events", "Pipeline", "Devices", "Session", "Magnetics"]),
         .executable(name: "WhereAmI", targets: ["WhereAmI"]),
         .executable(name: "lodestar-fleet", targets: ["LodestarFleet"]),
         // Apple's API on Linux (issue 25): `import CoreLocation` / `import Contacts`. On Apple platforms the modules
@@ -47,7 +47,16 @@ let package = Package(
         .target(name: "LodestarIO", dependencies: ["CLinux", .product(name: "SystemPackage", package: "swift-system")],
                 swiftSettings: strict),
         .target(name: "Capture", dependencies: ["LocationCore", "NMEA", "UBX", "LodestarIO", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: strict),
-        .target(name: "Pipeline", dependencies: ["LocationCore", "NMEA", "UBX", "Capture", "Magnetics", "Estimation", "LocationServices", "LodestarIO"], swiftSettings: strict),
+        // The seeded drive simulator (`lodestar simulate`, the tests' truth): route and kinematics, attitude, the
+        // position integrator, the GNSS and IMU sensor models, and SplitMix64. Capture: it writes a capture.
+        .target(name: "Simulation", dependencies: ["LocationCore", "NMEA", "Capture"], swiftSettings: strict),
+        // What the pipeline emits and how it is encoded: OutputEvent, OutputEventConsumer, the three encoders and the
+        // JSON decoder. Below Pipeline, so the outputs (NetworkOutput, MQTT, Maps, LivePage) see events, not the
+        // pipeline. No LodestarIO: nothing here writes; the sink protocol stays with its syscall-using
+        // implementations (its `failure` is a SystemError), and only Pipeline's OutputStage writes to sinks.
+        .target(name: "Events", dependencies: ["LocationCore", "NMEA", "Magnetics", "LocationServices"], swiftSettings: strict),
+        // The stages and `Pipeline` itself. LodestarIO: OutputStage writes to the OutputSinks.
+        .target(name: "Pipeline", dependencies: ["LocationCore", "NMEA", "UBX", "Events", "Magnetics", "Estimation", "LocationServices", "LodestarIO"], swiftSettings: strict),
         // Data files embedded at compile time (WMM coefficients); a C target so no Foundation Bundle is needed.
         .target(name: "LodestarData", exclude: ["WMM.COF"]),
         .target(name: "Magnetics", dependencies: ["LocationCore", "LodestarData"], swiftSettings: strict),
@@ -58,25 +67,26 @@ let package = Package(
                                           .product(name: "SystemPackage", package: "swift-system")],
                 swiftSettings: strict),
         // The one session runner for replay, run, record and LodestarKit: event source → pipeline → sinks/consumers.
-        .target(name: "Session", dependencies: ["LocationCore", "NMEA", "Capture", "Pipeline", "Magnetics", "Devices",
+        // Devices: the live source (LiveEventQueue); clocks and sleeps come from LodestarIO.
+        .target(name: "Session", dependencies: ["LocationCore", "NMEA", "Capture", "Events", "Pipeline", "Magnetics", "Devices",
                                                 "LocationServices", "LodestarIO"], swiftSettings: strict),
 
         // Network outputs (issue 15): gpsd-protocol server, NMEA over TCP/UDP, chrony SOCK/PPS; SwiftNIO event loops.
-        .target(name: "NetworkOutput", dependencies: ["CLinux", "LocationCore", "NMEA", "Pipeline",
+        .target(name: "NetworkOutput", dependencies: ["CLinux", "LocationCore", "Events",
                                                       .product(name: "NIOCore", package: "swift-nio"),
                                                       .product(name: "NIOPosix", package: "swift-nio")],
                 swiftSettings: strict),
 
         .executableTarget(
             name: "lodestar",
-            dependencies: ["LocationCore", "NMEA", "UBX", "Capture", "Pipeline", "Devices", "Session", "Magnetics", "LocationServices", "Geocoding",
+            dependencies: ["LocationCore", "NMEA", "UBX", "Capture", "Simulation", "Events", "Pipeline", "Devices", "Session", "Magnetics", "LocationServices", "Geocoding", "Estimation", "CLinux",
                            "NetworkOutput", "MQTT", "Maps", "LivePage", "LodestarIO", .product(name: "SystemPackage", package: "swift-system"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict),
         // libFuzzer entry point (built by `make fuzz`); without -DFUZZING it replays corpus files as a regression runner.
-        .executableTarget(name: "LodestarFuzz", dependencies: ["NMEA", "UBX", "Capture", "Pipeline"], swiftSettings: strict),
+        .executableTarget(name: "LodestarFuzz", dependencies: ["LocationCore", "NMEA", "UBX", "Capture", "Events", "Pipeline", "LodestarIO"], swiftSettings: strict),
         // Micro-benchmarks printed by `make bench` (see docs/benchmarks.md for why not ordo-one/benchmark).
-        .executableTarget(name: "LodestarBench", dependencies: ["NMEA", "UBX", "Capture", "Pipeline", "Devices", "Magnetics", "CLinux", "Estimation", "LocationServices", "Geocoding", "NetworkOutput"],
+        .executableTarget(name: "LodestarBench", dependencies: ["LocationCore", "NMEA", "UBX", "Capture", "Simulation", "Events", "Pipeline", "LodestarIO", "Magnetics", "CLinux", "Estimation", "LocationServices", "Geocoding", "NetworkOutput"],
                          swiftSettings: strict),
 
         // Position smoothing (motion-aided Kalman filter) used by the pipeline.
@@ -89,12 +99,12 @@ let package = Package(
         // Geocoding quality report on GeoNames places outside the index (`make eval`, scripts/geodata/evalset.py).
         .executableTarget(name: "GeocodingEval", dependencies: ["Geocoding"], swiftSettings: strict),
         // The Core Location-style Swift API (LocationManager, Geocoder) over the pipeline and live sources.
-        .target(name: "LodestarKit", dependencies: ["LocationCore", "LodestarIO", .product(name: "SystemPackage", package: "swift-system"), "Capture", "Pipeline", "Devices", "Session", "Magnetics",
-                                                    "Estimation", "LocationServices", "Geocoding"], swiftSettings: strict),
+        .target(name: "LodestarKit", dependencies: ["LocationCore", "LodestarIO", .product(name: "SystemPackage", package: "swift-system"), "Capture", "Events", "Pipeline", "Devices", "Session", "Magnetics",
+                                                    "LocationServices"], swiftSettings: strict),
         // Maps (SVG/HTML), exports (GPX, GeoJSON, KML, CSV) and the live page's content, from the pipeline's output events.
-        .target(name: "Maps", dependencies: ["LocationCore", "LocationServices", "Magnetics", "Pipeline", "Geocoding"], swiftSettings: strict),
+        .target(name: "Maps", dependencies: ["LocationCore", "LocationServices", "Magnetics", "Events", "Geocoding"], swiftSettings: strict),
         // The live page (`run --http`): Hummingbird serves the page and pushes output events over WebSocket.
-        .target(name: "LivePage", dependencies: ["Maps", "Pipeline", "LocationCore", .product(name: "Hummingbird", package: "hummingbird"),
+        .target(name: "LivePage", dependencies: ["Maps", "Events", "LocationCore", .product(name: "Hummingbird", package: "hummingbird"),
                                                  .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                                                  .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
@@ -107,42 +117,43 @@ let package = Package(
         // On Apple platforms the example and the tests use the system frameworks.
         .executableTarget(name: "CoreLocationExample", dependencies: [.target(name: "CoreLocation", condition: .when(platforms: nonApple))],
                           swiftSettings: strict),
-        .executableTarget(name: "SmoothingEval", dependencies: ["Estimation", "Capture", "Pipeline", "NMEA", "LocationCore", "TestSupport"],
+        .executableTarget(name: "SmoothingEval", dependencies: ["Estimation", "Capture", "Events", "Pipeline", "NMEA", "LocationCore", "TestSupport"],
                           swiftSettings: strict),
         // Heading evaluation on the real recordings in ../shared/data/mag (`make eval`).
-        .executableTarget(name: "LodestarEval", dependencies: ["Magnetics", "Capture", "LocationCore", "Pipeline"], swiftSettings: strict),
+        .executableTarget(name: "LodestarEval", dependencies: ["Magnetics", "Capture", "LocationCore", "Events", "Pipeline"], swiftSettings: strict),
 
         // MQTT publishing with store-and-forward (libmosquitto), and `lodestar fleet` (MQTT → PostgreSQL/PostGIS over
         // libpq; its own executable so the board's binary does not link libpq). docs/fleet.md.
-        .target(name: "MQTT", dependencies: ["CMosquitto", "CLinux", "LocationCore", "LocationServices", "Pipeline", "LodestarIO"], swiftSettings: strict),
-        .executableTarget(name: "LodestarFleet", dependencies: ["MQTT", "CPostgres", "CLinux", "LocationCore", "LocationServices", "Capture", "LodestarIO",
-                                                            "Pipeline", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+        .target(name: "MQTT", dependencies: ["CMosquitto", "CLinux", "LocationCore", "LocationServices", "Events", "LodestarIO"], swiftSettings: strict),
+        .executableTarget(name: "LodestarFleet", dependencies: ["MQTT", "CPostgres", "CLinux", "LocationCore", "LocationServices", "LodestarIO",
+                                                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
                           swiftSettings: strict),
         // Load generator for the fleet benchmark (scripts/fleet-bench.sh).
         .executableTarget(name: "FleetBench", dependencies: ["MQTT", "CLinux", "LocationCore"], swiftSettings: strict),
-        .target(name: "TestSupport", dependencies: ["LocationCore", "CLinux", "LodestarIO"], path: "Tests/TestSupport", swiftSettings: strict),
-        .testTarget(name: "LodestarIOTests", dependencies: ["LodestarIO", "Capture", "TestSupport"], swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["LocationCore", "CLinux", "LodestarIO", "Simulation", "Capture", "Events", "Pipeline", "Devices", "Session"], path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "LodestarIOTests", dependencies: ["LodestarIO", "Capture", "TestSupport", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: strict),
         .testTarget(name: "LocationCoreTests", dependencies: ["LocationCore"], swiftSettings: strict),
-        .testTarget(name: "NMEATests", dependencies: ["NMEA", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "NMEATests", dependencies: ["NMEA", "LocationCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "UBXTests", dependencies: ["UBX", "NMEA", "LocationCore", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "UBX", "Capture", "Magnetics", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "DevicesTests", dependencies: ["Devices", "Pipeline", "NMEA", "CGPS", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "SessionTests", dependencies: ["Session", "Devices", "Capture", "Pipeline", "Magnetics", "NMEA", "CLinux",
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "Simulation", "LocationCore", "NMEA", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Events", "LocationCore", "NMEA", "UBX", "Capture", "Simulation", "Magnetics", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "DevicesTests", dependencies: ["Devices", "Events", "Pipeline", "LocationCore", "LodestarIO", "NMEA", "CGPS", "CLinux", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SessionTests", dependencies: ["Session", "Devices", "Capture", "Simulation", "Events", "Pipeline", "LocationCore", "Magnetics", "NMEA", "CLinux",
                                                         "lodestar", "TestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "EstimationTests", dependencies: ["Estimation", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "MagneticsTests", dependencies: ["Magnetics", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "LocationServicesTests", dependencies: ["LocationServices", "Pipeline", "Capture", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "EstimationTests", dependencies: ["Estimation", "LocationCore", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MagneticsTests", dependencies: ["Magnetics", "LocationCore", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "LocationServicesTests", dependencies: ["LocationServices", "LocationCore", "Events", "Pipeline", "Capture", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "LocationCore", "TestSupport"], swiftSettings: strict),
         // Programs in the shapes real Core Location code uses, compiled in Swift 5 language mode, unchanged.
         .testTarget(name: "CoreLocationTests", dependencies: [.target(name: "CoreLocation", condition: .when(platforms: nonApple)),
                                                               .target(name: "Contacts", condition: .when(platforms: nonApple))],
                     swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "LodestarKitTests", dependencies: ["LodestarKit", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "NetworkOutputTests", dependencies: ["NetworkOutput", "Pipeline", "Capture", "NMEA", "UBX", "TestSupport"],
+        .testTarget(name: "NetworkOutputTests", dependencies: ["NetworkOutput", "Events", "Pipeline", "Capture", "LocationCore", "NMEA", "UBX", "CLinux",
+                                                              "TestSupport", .product(name: "NIOCore", package: "swift-nio")],
                     swiftSettings: strict),
-        .testTarget(name: "MapsTests", dependencies: ["Maps", "Geocoding", "TestSupport"], exclude: ["Resources"], swiftSettings: strict),
+        .testTarget(name: "MapsTests", dependencies: ["Maps", "Geocoding", "LocationCore", "TestSupport"], exclude: ["Resources"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["TestSupport", "NMEA", "LocationCore"], exclude: ["Expected"], swiftSettings: strict),
         .testTarget(name: "FleetTests", dependencies: ["MQTT", "TestSupport"], swiftSettings: strict),
     ],

@@ -27,9 +27,10 @@ open class CLHeading: NSObject, NSCopying, NSSecureCoding, @unchecked Sendable {
         _magneticHeading = 0; _trueHeading = -1; _headingAccuracy = -1; _x = 0; _y = 0; _z = 0; _timestamp = Date()
     }
 
-    init(magneticHeading: Double, trueHeading: Double, headingAccuracy: Double, timestamp: Date) {
+    init(magneticHeading: Double, trueHeading: Double, headingAccuracy: Double, timestamp: Date,
+         x: Double = 0, y: Double = 0, z: Double = 0) {
         self._magneticHeading = magneticHeading; self._trueHeading = trueHeading; self._headingAccuracy = headingAccuracy
-        _x = 0; _y = 0; _z = 0; self._timestamp = timestamp
+        _x = x; _y = y; _z = z; self._timestamp = timestamp
     }
 
     public required init?(coder: NSCoder) {

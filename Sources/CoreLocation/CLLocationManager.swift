@@ -66,17 +66,56 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
     public override init() {
         source = LocationServiceSource.source()
         _authorizationStatus = source == nil ? .denied : .authorizedAlways
+        store = CLPersistentStore.current()
         super.init()
-        // Apple reports the authorization once when a manager is made; it arrives before any location.
-        delivery.post { [weak self] in self?.reportAuthorization() }
+        started()
     }
 
     /// A manager over an explicit source (nil: none), whatever the environment says; for tests.
     init(source: LocationSource?) {
         self.source = source
         _authorizationStatus = source == nil ? .denied : .authorizedAlways
+        store = CLPersistentStore.current()
         super.init()
+        started()
+    }
+
+    /// Apple reports the authorization once when a manager is made; it arrives before any location. Regions the
+    /// program monitored in an earlier launch are monitored again (their events reach this manager's delegate).
+    private func started() {
+        if let store {
+            for c in store.load(store.regionsFile) {
+                let region = CLCircularRegion(center: CLLocationCoordinate2D(latitude: c.latitude, longitude: c.longitude),
+                                              radius: c.radius, identifier: c.identifier)
+                region.notifyOnEntry = c.notifyOnEntry
+                region.notifyOnExit = c.notifyOnExit
+                _monitoredRegions.insert(region)
+            }
+        }
         delivery.post { [weak self] in self?.reportAuthorization() }
+        guard !_monitoredRegions.isEmpty, source != nil else { return }
+        delivery.post { [weak self] in
+            guard let self, !self.monitoredRegions.isEmpty else { return }
+            _ = self.ensureFeed(failing: false)
+            self.feed?.start()
+        }
+    }
+
+    /// Where monitored regions persist across launches (nil: they do not; see `CLPersistentStore`).
+    private let store: CLPersistentStore?
+
+    /// Writes one region's change through to the store, read-modify-write, so the managers of one program share
+    /// one set as Apple's do.
+    private func persist(adding region: CLCircularRegion?, removing identifier: String?) {
+        guard let store else { return }
+        var circles = store.load(store.regionsFile)
+        if let identifier { circles.removeAll { $0.identifier == identifier } }
+        if let r = region {
+            circles.removeAll { $0.identifier == r.identifier }
+            circles.append(.init(identifier: r.identifier, latitude: r.center.latitude, longitude: r.center.longitude,
+                                 radius: r.radius, notifyOnEntry: r.notifyOnEntry, notifyOnExit: r.notifyOnExit))
+        }
+        store.save(circles, to: store.regionsFile)
     }
 
     deinit {
@@ -313,8 +352,10 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
             do {
                 for try await h in stream {
                     guard let self else { return }
+                    let raw = h.rawFieldMicrotesla
                     let heading = CLHeading(magneticHeading: h.magneticHeadingDegrees, trueHeading: h.trueHeadingDegrees ?? -1,
-                                            headingAccuracy: h.headingAccuracyDegrees, timestamp: Date())
+                                            headingAccuracy: h.headingAccuracyDegrees, timestamp: Date(),
+                                            x: raw?.x ?? 0, y: raw?.y ?? 0, z: raw?.z ?? 0)
                     self.delivery.post { [weak self] in
                         guard let self, self.generation.heading == gen else { return }
                         self._heading = heading
@@ -424,6 +465,7 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
             regionMonitor?.remove(identifier: old.identifier)
         }
         _monitoredRegions.insert(circle)
+        persist(adding: circle, removing: nil)
         if let monitor = regionMonitor {
             monitor.add(Self.circularRegion(circle))
         } else {
@@ -439,6 +481,7 @@ open class CLLocationManager: NSObject, @unchecked Sendable {
     open func stopMonitoring(for region: CLRegion) {
         guard let r = monitoredRegions.first(where: { $0.identifier == region.identifier }) else { return }
         _monitoredRegions.remove(r)
+        persist(adding: nil, removing: r.identifier)
         regionMonitor?.remove(identifier: r.identifier)
         stopFeedIfIdle()
     }

@@ -49,11 +49,12 @@ public actor CLMonitor {
         public let serviceSessionRequired: Bool
         public let authorizationRequestInProgress: Bool
 
-        init(identifier: String, state: State, date: Date, conditionUnsupported: Bool = false, authorizationDenied: Bool = false) {
+        init(identifier: String, state: State, date: Date, conditionUnsupported: Bool = false, authorizationDenied: Bool = false,
+             persistenceUnavailable: Bool = true) {
             self.identifier = identifier; self.state = state; self.date = date; refinement = nil
             conditionLimitExceeded = false; self.conditionUnsupported = conditionUnsupported; accuracyLimited = false
             self.authorizationDenied = authorizationDenied; authorizationDeniedGlobally = authorizationDenied
-            authorizationRestricted = false; insufficientlyInUse = false; persistenceUnavailable = true
+            authorizationRestricted = false; insufficientlyInUse = false; self.persistenceUnavailable = persistenceUnavailable
             serviceSessionRequired = false; authorizationRequestInProgress = false
         }
     }
@@ -81,7 +82,11 @@ public actor CLMonitor {
     private var records: [String: Record] = [:]
     private var order: [String] = []
     private var started = false
+    /// Where this monitor's conditions persist across launches (nil: they do not, and events say so).
+    private let store: CLPersistentStore?
 
+    /// A monitor by name: the conditions a monitor of that name held when the program last ran come back, with
+    /// their last state (Apple keeps them across launches the same way), and are watched again.
     public init(_ name: String) async {
         self.name = name
         (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .unbounded)
@@ -93,6 +98,29 @@ public actor CLMonitor {
             feed = nil
             monitor = nil
         }
+        store = CLPersistentStore.current()
+        if let store {
+            for c in store.load(store.monitorFile(name)) {
+                let condition = CLCircularGeographicCondition(center: CLLocationCoordinate2D(latitude: c.latitude, longitude: c.longitude),
+                                                              radius: c.radius)
+                restore(condition, identifier: c.identifier, state: c.state.flatMap(Event.State.init(rawValue:)) ?? .unknown)
+            }
+        }
+    }
+
+    private func restore(_ condition: CLCircularGeographicCondition, identifier: String, state: Event.State) {
+        add(condition, identifier: identifier, assuming: state)
+    }
+
+    /// Writes every circular condition with its last state (the whole set, replaced at once).
+    private func persist() {
+        guard let store else { return }
+        let circles = order.compactMap { id -> CLPersistentStore.Circle? in
+            guard let r = records[id], let c = r.condition as? CLCircularGeographicCondition else { return nil }
+            return .init(identifier: id, latitude: c.center.latitude, longitude: c.center.longitude, radius: c.radius,
+                         state: r.lastEvent.state.rawValue)
+        }
+        store.save(circles, to: store.monitorFile(name))
     }
 
     deinit {
@@ -107,9 +135,10 @@ public actor CLMonitor {
 
     public func add(_ condition: some CLCondition, identifier: String, assuming state: Event.State = .unknown) {
         remove(identifier)
-        let initial = Event(identifier: identifier, state: state, date: Date())
+        let initial = Event(identifier: identifier, state: state, date: Date(), persistenceUnavailable: store == nil)
         records[identifier] = Record(condition: condition, lastEvent: initial)
         order.append(identifier)
+        defer { persist() }
         guard let circle = condition as? CLCircularGeographicCondition else {
             let e = Event(identifier: identifier, state: .unmonitored, date: Date(), conditionUnsupported: true)
             records[identifier] = Record(condition: condition, lastEvent: e)
@@ -145,13 +174,15 @@ public actor CLMonitor {
         guard records.removeValue(forKey: identifier) != nil else { return }
         order.removeAll { $0 == identifier }
         monitor?.remove(identifier: identifier)
+        persist()
     }
 
     private func deliver(_ e: RegionEvent) {
         guard let r = records[e.identifier] else { return }
         let event = Event(identifier: e.identifier, state: e.kind == .enter ? .satisfied : .unsatisfied,
-                          date: CLLocationManager.date(e.time))
+                          date: CLLocationManager.date(e.time), persistenceUnavailable: store == nil)
         records[e.identifier] = Record(condition: r.condition, lastEvent: event)
+        persist()
         continuation.yield(event)
     }
 }

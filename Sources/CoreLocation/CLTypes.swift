@@ -15,8 +15,9 @@ public typealias CLBeaconMajorValue = UInt16
 public typealias CLBeaconMinorValue = UInt16
 
 /// A latitude and longitude (WGS 84). Declares no conformances beyond Apple's: programs add Equatable, Hashable
-/// and Codable themselves.
-public struct CLLocationCoordinate2D {
+/// and Codable themselves. Sendable as Apple's is (an imported C struct of two doubles is Sendable to Swift):
+/// turf-swift's Sendable geometries store it.
+public struct CLLocationCoordinate2D: Sendable {
     public var latitude: CLLocationDegrees
     public var longitude: CLLocationDegrees
     public init() { latitude = 0; longitude = 0 }
@@ -162,5 +163,14 @@ public struct CLError: CustomNSError, Hashable, @unchecked Sendable {
 /// `catch CLError.denied` / `case CLError.Code.denied` against any error.
 public func ~= (match: CLError.Code, error: any Error) -> Bool {
     (error as? CLError)?.code == match
+}
+#endif
+
+#if !canImport(ObjectiveC)
+/// On Apple platforms `import CoreLocation` brings Foundation and, through it, the Objective-C runtime's
+/// `autoreleasepool`, which command-line Core Location programs wrap around `RunLoop.main.run()`. Linux has no
+/// autorelease pools: the body just runs.
+public func autoreleasepool<Result>(invoking body: () throws -> Result) rethrows -> Result {
+    try body()
 }
 #endif

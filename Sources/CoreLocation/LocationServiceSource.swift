@@ -21,7 +21,12 @@ enum LocationServiceSource {
         case unavailable(reason: String)
     }
 
+    /// A source for the managers, monitors and update sequences made inside `withValue`, whatever the environment
+    /// says (tests run the same code against the service socket and against an in-process replay).
+    @TaskLocal static var override: Resolution?
+
     static func resolve(_ env: [String: String] = ProcessInfo.processInfo.environment) -> Resolution {
+        if let override { return override }
         if let path = env["LODESTAR_REPLAY"], !path.isEmpty {
             guard FileManager.default.isReadableFile(atPath: path) else {
                 return .unavailable(reason: "LODESTAR_REPLAY=\(path): no readable capture there")

@@ -4,6 +4,7 @@ import Glibc
 import CLinux
 import Dispatch
 import LocationCore
+import LodestarIO
 import Synchronization
 
 /// The live event source: runs live sources, each on its own thread, and hands their events — raw data and status
@@ -167,10 +168,10 @@ public enum PosixThread {
         return thread
     }
 
-    /// The monotonic clock, ns.
-    public static func monotonicNanos() -> Int64 { clinux_monotonic_ns() }
-    /// Sleeps `nanos` (EINTR-safe in the shim).
-    public static func sleep(nanos: Int64) { if nanos > 0 { _ = clinux_sleep_ns(nanos) } }
+    /// The monotonic clock, ns (`SystemClock` in LodestarIO is the one implementation).
+    public static func monotonicNanos() -> Int64 { SystemClock.monotonicNanos() }
+    /// Sleeps `nanos` (`SystemClock.sleep`).
+    public static func sleep(nanos: Int64) { SystemClock.sleep(nanos: nanos) }
 }
 
 extension String {

@@ -24,7 +24,7 @@ public struct SourceState: Sendable, Hashable {
 }
 
 /// Receives a live source's output. Called from the source's own thread; implementations hand events to the
-/// pipeline's thread (see `LiveRunner`). Never blocks for long.
+/// pipeline's thread (see `LiveEventQueue`). Never blocks for long.
 public protocol SourceSink: AnyObject, Sendable {
     func deliver(_ event: SensorEvent)
     func report(_ status: StatusReport)

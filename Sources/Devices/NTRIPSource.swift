@@ -30,6 +30,9 @@ public final class NTRIPSource: LiveSource {
         /// `Ntrip-Version: Ntrip/2.0` over HTTP/1.1 (2) or an NTRIP 1.0 request (1); either answer is understood.
         public var version = 2
         public var backoff = Backoff(initialNanos: 500_000_000, maximumNanos: 10_000_000_000)
+        /// Frames the receiver's port cannot take yet (not open, between replugs) wait this long, in order, before
+        /// they are dropped as too old to help (counted as not written).
+        public var holdSeconds: Double = 5
         public init() {}
     }
 
@@ -74,16 +77,34 @@ public final class NTRIPSource: LiveSource {
         var tracker = StatusTracker(name: name, sink: sink, state: status)
         tracker.starting("\(url.host):\(url.port)/\(url.mountpoint), NTRIP \(settings.version == 1 ? "1.0" : "2.0")")
         var backoff = settings.backoff
+        var held = HeldFrames()
         while !isStopping {
-            session(tracker: &tracker, backoff: &backoff)
+            session(tracker: &tracker, backoff: &backoff, held: &held)
             if isStopping { break }
             pause(nanoseconds: backoff.nextDelayNanos())
         }
     }
 
+    private var holdNanos: Int64 { Int64(settings.holdSeconds * 1e9) }
+
     private var endpoint: String { "\(url.host):\(url.port)/\(url.mountpoint)" }
 
-    private func session(tracker: inout StatusTracker, backoff: inout Backoff) {
+    /// Frames waiting for the receiver's port, oldest first, with the time each arrived.
+    struct HeldFrames {
+        var frames: [(bytes: [UInt8], arrivedNanos: Int64)] = []
+        /// Writes what the port takes, in order; drops frames older than `holdNanos`. Returns how many were dropped.
+        mutating func flush(now: Int64, holdNanos: Int64, writer: (([UInt8]) -> Bool)?) -> Int {
+            var dropped = 0
+            while let first = frames.first {
+                if writer?(first.bytes) ?? false { frames.removeFirst(); continue }
+                if now - first.arrivedNanos > holdNanos { frames.removeFirst(); dropped += 1; continue }
+                break
+            }
+            return dropped
+        }
+    }
+
+    private func session(tracker: inout StatusTracker, backoff: inout Backoff, held: inout HeldFrames) {
         let fd: Int32
         do { fd = try NTRIPSocket.connect(host: url.host, port: url.port, timeoutMilliseconds: settings.connectTimeoutMilliseconds) } catch {
             tracker.problem(.unavailable, "\(endpoint): \(error)")
@@ -145,8 +166,9 @@ public final class NTRIPSource: LiveSource {
                 }
             }
             let bad = framer.statistics.rtcm3BadCRCs - before
-            var unwritten = 0
-            for f in frames where !(writer?(f) ?? false) { unwritten += 1 }
+            let arrived = clinux_monotonic_ns()
+            held.frames += frames.map { ($0, arrived) }
+            let unwritten = held.flush(now: arrived, holdNanos: holdNanos, writer: writer)
             counters.withLock {
                 $0.frames += frames.count; $0.corruptFrames += bad; $0.unwrittenFrames += unwritten
                 $0.messageTypes.formUnion(typesSeen)
@@ -160,6 +182,10 @@ public final class NTRIPSource: LiveSource {
         }
         if !body.isEmpty { consume(body) }
         while !isStopping {
+            if !held.frames.isEmpty {
+                let dropped = held.flush(now: clinux_monotonic_ns(), holdNanos: holdNanos, writer: writer)
+                if dropped > 0 { counters.withLock { $0.unwrittenFrames += dropped } }
+            }
             switch read(fd) {
             case .data(let d): consume(d)
             case .idle: break

@@ -375,11 +375,6 @@ final class GeoDatabase: @unchecked Sendable {
                                            maxMeters: maxMeters)?.region
     }
 
-    /// Index into `marineNames`, or -1 (on land or in an unnamed part of the sea).
-    func marineIndex(latitude: Double, longitude: Double) -> Int {
-        marineLayer.region(latE6: microDegrees(latitude), lonE6: microDegrees(longitude))
-    }
-
     /// Index into `admin1` of the admin-1 polygon holding the point, or -1 (none, or a gap between the simplified
     /// polygons, or a face no admin1 could be given to).
     func admin1Index(latitude: Double, longitude: Double) -> Int {
@@ -416,10 +411,6 @@ final class GeoDatabase: @unchecked Sendable {
             if meters < Double(e >> 16) * 10 { return e & 0xFFFF == 0xFFFF ? -1 : Int(e & 0xFFFF) }
         }
         return admin1Index(latitude: latitude, longitude: longitude)
-    }
-
-    func timeZoneIndex(latitude: Double, longitude: Double) -> Int {
-        timeZoneLayer.region(latE6: microDegrees(latitude), lonE6: microDegrees(longitude))
     }
 }
 

@@ -1,6 +1,6 @@
+import Events
 import LocationCore
 import Maps
-import Pipeline
 import Synchronization
 
 /// The live page's view of a session: the adapter from the pipeline's `OutputEvent`s to messages for the page's

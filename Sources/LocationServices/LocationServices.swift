@@ -20,10 +20,13 @@ public struct HeadingSample: Sendable, Hashable {
     public var magneticHeadingDegrees: Double
     public var headingAccuracyDegrees: Double
     public var sampleTimeSeconds: Double?
+    /// The magnetometer reading as received (µT, sensor frame, before calibration): CLHeading's x, y, z.
+    public var rawFieldMicrotesla: Vector3?
     public init(trueHeadingDegrees: Double?, magneticHeadingDegrees: Double, headingAccuracyDegrees: Double,
-                sampleTimeSeconds: Double?) {
+                sampleTimeSeconds: Double?, rawFieldMicrotesla: Vector3? = nil) {
         self.trueHeadingDegrees = trueHeadingDegrees; self.magneticHeadingDegrees = magneticHeadingDegrees
         self.headingAccuracyDegrees = headingAccuracyDegrees; self.sampleTimeSeconds = sampleTimeSeconds
+        self.rawFieldMicrotesla = rawFieldMicrotesla
     }
 }
 

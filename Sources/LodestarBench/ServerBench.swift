@@ -4,7 +4,6 @@ import Glibc
 import CLinux
 import LocationCore
 import NetworkOutput
-import Pipeline
 import Synchronization
 
 /// `LodestarBench serve [CLIENTS [SECONDS]]`: the gpsd-protocol server under load. One in-process server, a

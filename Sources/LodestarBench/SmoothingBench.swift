@@ -5,6 +5,7 @@ import Glibc
 #endif
 import Capture
 import Estimation
+import Events
 import LocationCore
 import Pipeline
 

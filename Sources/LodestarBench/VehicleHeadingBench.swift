@@ -2,9 +2,11 @@
 import Glibc
 #endif
 import Capture
+import Events
 import LocationCore
 import Magnetics
 import Pipeline
+import Simulation
 
 /// `LodestarBench vehicle`: per-sample cost of `VehicleHeadingEstimator` on a simulated 600 s drive held in memory
 /// (with and without a gyroscope), and the cost of the calibration fit (one course pair added and solved).

@@ -10,7 +10,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Events
 import LocationCore
+import LodestarIO
 import NMEA
 import Pipeline
 import UBX

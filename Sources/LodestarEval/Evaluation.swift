@@ -1,3 +1,4 @@
+import Events
 import LocationCore
 import Magnetics
 import Pipeline

@@ -2,7 +2,6 @@ import CLinux
 import LocationCore
 import LocationServices
 import MQTT
-import Pipeline
 #if canImport(Glibc)
 import Glibc
 #endif

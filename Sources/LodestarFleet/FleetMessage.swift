@@ -1,4 +1,3 @@
-import Capture
 import LocationCore
 import LocationServices
 

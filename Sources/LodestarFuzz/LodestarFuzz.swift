@@ -8,7 +8,9 @@
 import Glibc
 #endif
 import Capture
+import Events
 import LocationCore
+import LodestarIO
 import NMEA
 import Pipeline
 import UBX

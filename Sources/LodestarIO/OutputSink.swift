@@ -108,9 +108,6 @@ public final class FileDescriptorSink: OutputSink {
         chunkLimit = regular ? 1 << 16 : Syscall.pipeBuffer
     }
 
-    /// Lines waiting in the live queue.
-    public var pendingLines: Int { queuedLines }
-
     public func write(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard !bytes.isEmpty else { return }
         let raw = UnsafeRawBufferPointer(bytes)
@@ -242,10 +239,4 @@ public final class FileDescriptorSink: OutputSink {
         }
         dropAllQueued()
     }
-}
-
-func monotonicNanos() -> Int64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
 }

@@ -5,6 +5,7 @@ import Glibc
 #endif
 import Capture
 import Devices
+import Events
 import Magnetics
 import Pipeline
 import Session
@@ -123,7 +124,8 @@ public final class LocationManager: Sendable {
                 continuation.yield(HeadingSample(trueHeadingDegrees: h.trueHeadingDegrees,
                                                  magneticHeadingDegrees: h.magneticHeadingDegrees,
                                                  headingAccuracyDegrees: h.headingAccuracyDegrees,
-                                                 sampleTimeSeconds: h.sampleTimeSeconds))
+                                                 sampleTimeSeconds: h.sampleTimeSeconds,
+                                                 rawFieldMicrotesla: h.rawFieldMicrotesla))
             }
         }, finish: { error in
             if let error { continuation.finish(throwing: error) }

@@ -1,10 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Events
 import LocationCore
 import LodestarIO
 import SystemPackage
-import Pipeline
 
 /// A client of the location service socket (`lodestar run --service PATH`): reads its Lodestar JSON lines and hands
 /// each decoded event on, until the service closes the connection or `stop()` is true. A socket the process may

@@ -1,6 +1,6 @@
+import Events
 import LocationCore
 import LocationServices
-import Pipeline
 
 /// Payload format of fixes and region events (`--mqtt-format`).
 public enum MQTTFormat: String, Sendable, CaseIterable {

@@ -1,6 +1,6 @@
+import Events
 import LocationCore
 import LocationServices
-import Pipeline
 
 /// Message bodies: Lodestar JSON, OwnTracks JSON, Home Assistant discovery (docs/fleet.md, "Payloads").
 public enum MQTTPayload {

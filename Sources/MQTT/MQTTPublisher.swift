@@ -1,7 +1,5 @@
 import CLinux
-import Dispatch
 import LocationCore
-import Pipeline
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -1,7 +1,7 @@
+import Events
 import LocationCore
 import LocationServices
 import Magnetics
-import Pipeline
 
 /// The adapter from the pipeline's `OutputEvent`s to `MapData` (maps, exports, the live page). Feed it from a
 /// pipeline observer; the role (raw or smoothed track) is the caller's choice, since one pipeline run gives one of them.

@@ -136,6 +136,4 @@ struct SkyAssembler {
         used.removeAll(keepingCapacity: true)
         changed = false
     }
-
-    var hasUsedList: Bool { !used.isEmpty }
 }

@@ -1,6 +1,6 @@
+import Events
 import LocationCore
 import NIOCore
-import Pipeline
 
 /// The one attachment point between the pipeline's `OutputEvent`s and the network outputs (gpsd-protocol
 /// server, NMEA TCP server, NMEA over UDP, chrony): the CLI calls `publish` for every event, on the pipeline's

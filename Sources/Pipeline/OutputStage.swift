@@ -1,4 +1,6 @@
+import Events
 import LocationCore
+import LodestarIO
 
 /// The output stage: events encoded into one buffer (JSON lines, gpsd JSON or NMEA) and written to the sinks in
 /// blocks (replay) or after every input event (live). Owns its buffer; `snapshot` is a read-only view for

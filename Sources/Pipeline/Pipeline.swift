@@ -1,6 +1,8 @@
 import Estimation
+import Events
 import LocationCore
 import LocationServices
+import LodestarIO
 import Magnetics
 import NMEA
 import UBX

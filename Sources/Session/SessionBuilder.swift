@@ -1,7 +1,9 @@
 import Capture
 import Devices
+import Events
 import LocationCore
 import LocationServices
+import LodestarIO
 import Pipeline
 
 /// The one way a session is built, for a replay and a live run alike: `lodestar replay`, `run` and `record`,

@@ -1,3 +1,4 @@
+import Events
 import LodestarIO
 import Capture
 import Devices

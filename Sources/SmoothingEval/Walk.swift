@@ -5,6 +5,7 @@
 import Foundation
 import Estimation
 import LocationCore
+import TestSupport
 
 struct IMUSample { var t: Timestamp; var accel: Vector3; var gyro: Vector3 }
 
@@ -23,22 +24,8 @@ func readWalkIMU(_ path: String) -> [IMUSample] {
     return out
 }
 
-/// A seeded normal generator (SplitMix64 + Box–Muller) so the noisy track is the same every run.
-struct SeededNormal {
-    var state: UInt64
-    mutating func uniform() -> Double {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        return (Double(z >> 11) + 0.5) / Double(1 << 53)
-    }
-    mutating func next() -> Double { (-2 * log(uniform())).squareRoot() * cos(2 * .pi * uniform()) }
-}
-
 func addNoise(_ fixes: [Location], whiteSigma: Double, wanderSigma: Double, wanderTau: Double, seed: UInt64) -> [Location] {
-    var rng = SeededNormal(state: seed)
+    var rng = SplitMix64(state: seed)
     var be = 0.0, bn = 0.0
     var last: Timestamp?
     return fixes.map { f in
@@ -47,9 +34,9 @@ func addNoise(_ fixes: [Location], whiteSigma: Double, wanderSigma: Double, wand
         let dt = last.map { Double(t.nanosecondsSince1970 - $0.nanosecondsSince1970) / 1e9 } ?? 1
         last = t
         let phi = exp(-dt / wanderTau), k = wanderSigma * (1 - phi * phi).squareRoot()
-        be = phi * be + k * rng.next(); bn = phi * bn + k * rng.next()
+        be = phi * be + k * rng.gaussian(); bn = phi * bn + k * rng.gaussian()
         let fr = LocalTangentFrame(latitudeDegrees: lat, longitudeDegrees: lon)
-        let g = fr.geodetic(east: be + whiteSigma * rng.next(), north: bn + whiteSigma * rng.next())
+        let g = fr.geodetic(east: be + whiteSigma * rng.gaussian(), north: bn + whiteSigma * rng.gaussian())
         o.latitudeDegrees = g.latitudeDegrees; o.longitudeDegrees = g.longitudeDegrees
         let sigma = (whiteSigma * whiteSigma + wanderSigma * wanderSigma).squareRoot()
         o.horizontalAccuracyMeters = HorizontalError.radius68PerSigma * sigma

@@ -1,6 +1,7 @@
 // Raw-vs-smoothed horizontal error on ../shared/data/gnss (GSDC 2021 Pixel 4 and u-blox F9K vs NovAtel SPAN).
 // Usage: SmoothingEval [shared-data-dir]   (default ../shared/data from the current directory)
 import Capture
+import Events
 import Foundation
 import Estimation
 import LocationCore
@@ -9,20 +10,9 @@ import Pipeline
 import TestSupport
 
 func fixes(_ path: String, uereMeters: Double? = nil, date: CivilDate? = nil) throws -> [Location] {
-    var settings = Pipeline.Settings()
-    settings.nmea.emitSky = false
-    settings.heading.heading = nil
-    settings.smoothing.smoothing = nil   // the receiver's fixes as parsed: the smoother under test runs separately
-    // SPAN RMC sentences in two reference files fail their checksums, so GGA alone gives no date: borrow the drive's.
-    settings.nmea.referenceDate = date
-    if let u = uereMeters { settings.nmea.epoch.horizontalUEREMeters = u }
-    let p = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
-    var out: [Location] = []
-    p.observer = { e in if case .fix(let l) = e, l.latitudeDegrees != nil, l.time != nil { out.append(l) } }
-    let reader = try CaptureDetector.open(path: path, format: nil)
-    while let e = try reader.next() { p.process(e) }
-    p.finish()
-    return out
+    // The receiver's fixes as parsed: the smoother under test runs separately. SPAN RMC sentences in two reference
+    // files fail their checksums, so GGA alone gives no date: borrow the drive's.
+    try SessionReplay.receiverFixes(path, horizontalUEREMeters: uereMeters, today: date ?? SessionReplay.today)
 }
 
 /// Truth from GGA alone (the SPAN RMC sentences of mtv2 and f9k fail their checksums, so the pipeline has no date

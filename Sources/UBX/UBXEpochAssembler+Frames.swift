@@ -17,33 +17,33 @@ extension UBXEpochAssembler {
         case (0x01, 0x07):
             guard let m = NavPVT(payload: p) else { return .malformed }
             beginNavigation(m.iTOWMilliseconds, emit)
-            epoch!.pvt = m
+            epoch.pvt = m
         case (0x01, 0x04):
             guard let m = NavDOP(payload: p) else { return .malformed }
             beginNavigation(m.iTOWMilliseconds, emit)
-            epoch!.dop = m
+            epoch.dop = m
         case (0x01, 0x02):
             guard let m = NavPOSLLH(payload: p) else { return .malformed }
             beginNavigation(m.iTOWMilliseconds, emit)
-            epoch!.posllh = m
+            epoch.posllh = m
         case (0x01, 0x12):
             guard let m = NavVELNED(payload: p) else { return .malformed }
             beginNavigation(m.iTOWMilliseconds, emit)
-            epoch!.velned = m
+            epoch.velned = m
         case (0x01, 0x14):
             guard let m = NavHPPOSLLH(payload: p) else { return .malformed }
             beginNavigation(m.iTOWMilliseconds, emit)
-            epoch!.hpposllh = m
+            epoch.hpposllh = m
         case (0x01, 0x35):
             guard let m = NavSAT(payload: p) else { return .malformed }
             beginNavigation(m.iTOWMilliseconds, emit)
-            epoch!.sat = m
+            epoch.sat = m
             sawSky = true
             return .decoded
         case (0x01, 0x21):
             guard let m = NavTIMEUTC(payload: p) else { return .malformed }
             beginNavigation(m.iTOWMilliseconds, emit)
-            epoch!.timeutc = m
+            epoch.timeutc = m
             return .decoded
         default:
             switch UBXDecoded.decode(f) {
@@ -52,7 +52,7 @@ extension UBXEpochAssembler {
             case .malformed: return .malformed
             }
         }
-        if epoch!.hasSolution { sawNavigationSolution = true }
+        if epoch.hasSolution { sawNavigationSolution = true }
         return .decoded
     }
 }

@@ -2,7 +2,6 @@ import ArgumentParser
 import CLinux
 import Devices
 import LocationCore
-import Pipeline
 #if canImport(Glibc)
 import Glibc
 #endif

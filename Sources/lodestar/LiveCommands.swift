@@ -2,7 +2,9 @@ import ArgumentParser
 import Capture
 import CLinux
 import Devices
+import Events
 import LocationCore
+import LodestarIO
 import NMEA
 import NetworkOutput
 import Pipeline

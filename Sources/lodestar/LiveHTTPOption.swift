@@ -1,6 +1,5 @@
 import CLinux
 import LivePage
-import Pipeline
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,8 +1,8 @@
 import ArgumentParser
 import CLinux
+import Events
 import LocationCore
 import MQTT
-import Pipeline
 import Synchronization
 #if canImport(Glibc)
 import Glibc

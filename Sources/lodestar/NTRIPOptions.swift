@@ -1,11 +1,11 @@
 import ArgumentParser
 import CLinux
+import Events
 import LodestarIO
 import SystemPackage
 import Devices
 import LocationCore
 import NMEA
-import Pipeline
 import Synchronization
 #if canImport(Glibc)
 import Glibc

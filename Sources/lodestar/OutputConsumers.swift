@@ -1,4 +1,4 @@
-import Pipeline
+import Events
 
 /// Output consumers beside the encoder's sinks (network servers, MQTT, the live page): each gets every
 /// `OutputEvent` of the session in order (see `OutputEventConsumer` and docs/architecture.md). Add a consumer here,

@@ -1,6 +1,5 @@
 import Geocoding
 import LocationCore
-import Pipeline
 
 /// `--placemark`: the offline geocoder's placemark on every fix, recomputed only after 100 m of movement
 /// (Apple's guidance: geocode when the position changed significantly, not on every fix).

@@ -1,6 +1,5 @@
 import ArgumentParser
 import NetworkOutput
-import Pipeline
 #if canImport(Glibc)
 import Glibc
 #endif

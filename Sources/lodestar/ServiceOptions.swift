@@ -5,7 +5,6 @@ import LodestarIO
 import SystemPackage
 import LocationServices
 import Maps
-import Pipeline
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,7 @@
+import Events
 import LocationCore
 import LocationServices
+import LodestarIO
 import Pipeline
 import Session
 

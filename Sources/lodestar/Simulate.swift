@@ -2,6 +2,7 @@ import ArgumentParser
 import Capture
 import LocationCore
 import Magnetics
+import Simulation
 #if canImport(Glibc)
 import Glibc
 #endif

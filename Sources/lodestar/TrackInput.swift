@@ -1,6 +1,7 @@
 import ArgumentParser
 import Capture
 import CLinux
+import Events
 import LocationCore
 import LodestarIO
 import SystemPackage

@@ -10,7 +10,11 @@ struct CLITests {
         SharedData.packageRoot.appendingPathComponent("Tests/CLITests/Expected")
     }
 
-    /// Golden outputs: re-record with LODESTAR_RECORD_GOLDEN=1 and review the diff.
+    /// REGRESSION SNAPSHOT, not a truth: the goldens are the program's own earlier output (re-recorded with
+    /// LODESTAR_RECORD_GOLDEN=1 whenever an intended change alters it; review the diff). This test only says the output
+    /// did not change. Whether it is right is checked against truths the program did not produce, in SessionTests'
+    /// GoldenTruthTests (the simulator's track and headings; gpsd's own reading of the NMEA golden) — see
+    /// Expected/README.md.
     @Test(arguments: [("json", "simulated-drive.jsonl"), ("gpsd", "simulated-drive.gpsd.jsonl"), ("nmea", "simulated-drive.nmea")])
     func replayOfTheShippedCaptureMatchesGolden(format: String, golden: String) throws {
         let r = try Lodestar.run(["replay", "--output", format, "--heading-filter", "5", Self.capture])
@@ -20,7 +24,7 @@ struct CLITests {
             try r.stdout.write(to: url, atomically: true, encoding: .utf8)
         }
         let expected = try String(contentsOf: url, encoding: .utf8)
-        #expect(r.stdout == expected, "output differs from \(golden); re-record with LODESTAR_RECORD_GOLDEN=1 if intended")
+        #expect(r.stdout == expected, "output differs from the regression snapshot \(golden); if intended, re-record with LODESTAR_RECORD_GOLDEN=1 and run GoldenTruthTests")
         #expect(r.stderr.contains("31080 records read, 31080 accepted"))
         #expect(r.stderr.contains("1080 sentences, 0 rejected"))
         #expect(r.stderr.contains("300 fixes"))

@@ -375,6 +375,39 @@ struct NTRIPCLITests {
         #expect(stale(), "no stale status")
     }
 
+    /// Corrections that arrive before the receiver's port opens (the caster answered first, or the receiver is being
+    /// replugged) wait for it, in order, instead of vanishing: here the port appears 1.5 s after the caster sent
+    /// every frame, and the receiver still gets them all (a CI run under load once lost the first frame that way).
+    @Test func framesThatArriveBeforeThePortOpensWaitForIt() throws {
+        let frames = RTCM3Builder.stream(count: 20)
+        let caster = try TestCaster(user: "rover", password: "pw", frames: frames, version1: true)
+        defer { caster.stop() }
+        let receiver = try Receiver()
+        defer { receiver.stop() }
+        let dir = try TemporaryDirectory()
+        let passwordFile = try dir.write("password", "pw\n")
+        let link = dir.path("gps")   // does not exist yet: the serial source retries with backoff
+        let process = try SpawnedProcess(Lodestar.binary, ["run", "--gps", "\(link)@9600", "--no-sky",
+                                                           "--ntrip", "ntrip://rover@127.0.0.1:\(caster.port)/TEST", "--ntrip-version", "1",
+                                                           "--ntrip-password-file", passwordFile],
+                                         stdoutPath: dir.path("out"), stderrPath: dir.path("err"))
+        var deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, !((try? String(contentsOfFile: dir.path("out"), encoding: .utf8)) ?? "").contains("\"source\":\"ntrip\"") {
+            usleep(50_000)
+        }
+        usleep(1_500_000)   // every frame has been sent by now (about 0.4 s of 37-byte chunks)
+        #expect(RTCM3Builder.frames(in: receiver.bytes).isEmpty)
+        #expect(symlink(receiver.pty.slavePath, link) == 0)
+        deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, RTCM3Builder.frames(in: receiver.bytes).count < frames.count { usleep(50_000) }
+        process.signal(SIGTERM)
+        #expect(process.wait(timeout: 5) == 143)
+        let received = RTCM3Builder.frames(in: receiver.bytes)
+        #expect(received.count == frames.count && received == frames, "\(received.count) of \(frames.count) frames")
+        let err = try String(contentsOfFile: dir.path("err"), encoding: .utf8)
+        #expect(!err.contains("not written"), "\(err)")
+    }
+
     @Test func sourcesListsTheSourceTable() throws {
         let caster = try TestCaster(user: "u", password: "p", frames: [])
         defer { caster.stop() }

@@ -84,9 +84,10 @@ struct ReliabilityCLITests {
                                                           "run", "--gps", "\(pty.slavePath)@9600", "--no-sky",
                                                           "--fifo", dir.path("f.fifo")],
                                          stdoutPath: dir.path("out"), stderrPath: dir.path("err"))
-        usleep(300_000)
+        #expect(process.waitUntilOpen(pty.slavePath), "lodestar never opened the receiver")
         for s in 0..<8 { _ = pty.write(Self.cycle(s)); usleep(60_000) }
-        usleep(500_000)
+        let failed = "lodestar: standard output: write failed: Input/output error (EIO)"
+        Poll.until { ((try? String(contentsOfFile: dir.path("err"), encoding: .utf8)) ?? "").contains(failed) }
         process.signal(SIGTERM)
         let status = process.wait(timeout: 5)
         var buf = [UInt8](repeating: 0, count: 65536)
@@ -94,7 +95,7 @@ struct ReliabilityCLITests {
         let fifoText = n > 0 ? String(decoding: buf[0..<n], as: UTF8.self) : ""
         let err = try String(contentsOfFile: dir.path("err"), encoding: .utf8)
         #expect(status == 143) // stopped by the signal; the sink failure is reported, the FIFO kept working
-        #expect(err.contains("lodestar: standard output: write failed: Input/output error (EIO)"), "\(err)")
+        #expect(err.contains(failed), "\(err)")
         #expect(fifoText.contains("\"class\":\"status\"") && fifoText.contains("\"source\":\"output\""), "\(fifoText)")
     }
 
@@ -175,7 +176,17 @@ struct ReliabilityCLITests {
         let reader = open(fifo, O_RDONLY | O_NONBLOCK) // attached but never reads
         defer { close(reader) }
         let process = try SpawnedProcess(Lodestar.binary, ["replay", Self.capture], stdoutPath: fifo, stderrPath: dir.path("err"))
-        usleep(1_500_000) // fills the pipe and blocks
+        // Until the pipe is full and lodestar blocked in write: more than half the pipe's capacity queued (whole-line
+        // writes leave part of each page unused: 58,241 of 65,536 bytes measured) and no byte added for 300 ms.
+        let capacity = Int(fcntl(reader, 1032 /* F_GETPIPE_SZ */))
+        var last = -1, unchangedPolls = 0
+        #expect(Poll.until(seconds: 20, intervalNanos: 100_000_000) {
+            var queued: Int32 = 0
+            guard ioctl(reader, UInt(FIONREAD), &queued) == 0 else { return false }
+            unchangedPolls = Int(queued) == last ? unchangedPolls + 1 : 0
+            last = Int(queued)
+            return last > capacity / 2 && unchangedPolls >= 3
+        }, "the pipe never filled (\(last) of \(capacity) bytes queued)")
         let start = Date()
         process.signal(signal)
         let status = process.wait(timeout: 5)
@@ -269,7 +280,7 @@ struct ReliabilityCLITests {
         let process = try SpawnedProcess("/usr/bin/env", ["LODESTAR_FAULTS=write:path=full.lcap:after=1500:errno=ENOSPC",
                                                           Lodestar.binary, "record", "--gps", "\(pty.slavePath)@9600", capture],
                                          stdoutPath: dir.path("out"), stderrPath: dir.path("err"))
-        usleep(300_000)
+        #expect(process.waitUntilOpen(pty.slavePath), "lodestar never opened the receiver")
         for s in 0..<20 { _ = pty.write(Self.cycle(s)); usleep(50_000) }
         let status = process.wait(timeout: 5)
         let err = try String(contentsOfFile: dir.path("err"), encoding: .utf8)

@@ -5,25 +5,11 @@ import Testing
 /// The systemd files `make install` ships, checked with systemd's own tools when they are on this machine
 /// (Debian's systemd package; `make test` installs it): the unit verifies clean, its sandboxing exposure is at most
 /// 2.0, and sysusers/tmpfiles create the user, groups and /run/lodestar in a scratch root.
-@Suite("systemd service files", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")), .ownThreads)
+@Suite("systemd service files", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze"),
+                                         "systemd-analyze is not installed (`make test-deps`: systemd): the unit files are not verified"),
+       .ownThreads)
 struct ServiceUnitTests {
-    static func tool(_ path: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        (process.executableURL, process.arguments) = Watchdog.command(path, arguments)
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        nonisolated(unsafe) var errData = Data()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
-    }
+    static func tool(_ path: String, _ arguments: [String]) throws -> RunResult { try Tool.output(path, arguments) }
 
     /// The unit with ExecStart pointing at the binary under test (verify checks that the command exists).
     static func unit(in dir: TemporaryDirectory) throws -> String {
@@ -57,7 +43,8 @@ struct ServiceUnitTests {
         #expect(score != nil && score! <= 2.0, "\(line)")
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-sysusers")))
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-sysusers"),
+                   "systemd-sysusers is not installed (`make test-deps`: systemd): the sysusers.d file is not applied"))
     func sysusersAndTmpfilesCreateUserGroupsAndRunDirectory() throws {
         let root = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: root.path("etc"), withIntermediateDirectories: true)

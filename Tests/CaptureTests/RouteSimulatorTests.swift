@@ -4,6 +4,7 @@ import NMEA
 import Testing
 import TestSupport
 @testable import Capture
+@testable import Simulation
 
 /// A simulated capture read back: the truth rows, the raw bytes and every event.
 private struct SimulatedCapture {

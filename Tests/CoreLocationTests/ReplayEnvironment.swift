@@ -1,5 +1,6 @@
 #if !canImport(Darwin)  // behaviour of this package's CoreLocation (LODESTAR_REPLAY, internals)
 import Foundation
+@testable import CoreLocation
 
 /// Every manager in the test process replays the shipped drive, 50 × faster than recorded (the drive lasts 300 s).
 enum ReplayEnvironment {
@@ -10,6 +11,8 @@ enum ReplayEnvironment {
     private static let configured: Void = {
         setenv("LODESTAR_REPLAY", capture, 1)
         setenv("LODESTAR_REPLAY_SPEED", "50", 1)
+        // Regions persist across launches (CLPersistentStore); here only PersistenceTests use a store, its own.
+        CLPersistentStore.enabled = false
     }()
 
     static func configure() { _ = configured }

@@ -104,6 +104,65 @@ import Testing
             checked += 1
         }
         #expect(checked >= 3)
+        // x, y, z: the magnetometer's raw reading (µT). The drive's field at Mountain View is about 48 µT (WMM),
+        // with the simulated device's hard iron on top: a magnitude between 20 and 100 µT, never all zero.
+        for heading in h where heading.headingAccuracy >= 0 {
+            let magnitude = (heading.x * heading.x + heading.y * heading.y + heading.z * heading.z).squareRoot()
+            #expect(magnitude > 20 && magnitude < 100, "\(heading.x), \(heading.y), \(heading.z)")
+        }
+    }
+    /// iOS 17's `CLLocationUpdate.liveUpdates()` over the service: the drive's locations, in order, from its start.
+    @Test func liveUpdatesFromTheService() async throws {
+        let service = try Service()
+        defer { service.stop() }
+        var locations: [CLLocation] = []
+        try await LocationServiceSource.$override.withValue(.service(path: service.socket)) {
+            for try await update in CLLocationUpdate.liveUpdates() {
+                #expect(!update.authorizationDenied)
+                if let l = update.location { locations.append(l) }
+                if locations.count == 30 { break }
+            }
+        }
+        #expect(locations.count == 30)
+        if let first = locations.first?.coordinate {
+            #expect(abs(first.latitude - 37.3861) < 0.001 && abs(first.longitude - -122.0839) < 0.001)
+        }
+        #expect(zip(locations, locations.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
+    }
+
+    /// `CLMonitor` over the service: the same entries and exits as the in-process replay and the CLI.
+    @Test func monitorFromTheService() async throws {
+        let service = try Service()
+        defer { service.stop() }
+        let places = [ReplayEnvironment.start, ReplayEnvironment.stop, ReplayEnvironment.elsewhere].map {
+            ($0.name, CLLocationCoordinate2D(latitude: $0.latitude, longitude: $0.longitude), $0.radius)
+        }
+        let log = try await LocationServiceSource.$override.withValue(.service(path: service.socket)) {
+            try await watchWithMonitor(places) { $0.contains("exit stop") }
+        }
+        #expect(log == ["enter start", "exit start", "enter stop", "exit stop"])
+    }
+
+    /// Visits over the service: an arrival at the drive's 60 s stop, then the same visit with its departure.
+    @MainActor @Test func visitsFromTheService() async throws {
+        final class VisitLog: NSObject, CLLocationManagerDelegate {
+            var visits: [CLVisit] = []
+            func locationManager(_ manager: CLLocationManager, didVisit visit: CLVisit) { visits.append(visit) }
+        }
+        let service = try Service()
+        defer { service.stop() }
+        CLLocationManager.visitSettings.minimumDwellSeconds = 45   // the drive stops for 60 s (default dwell 120 s)
+        let log = VisitLog()
+        let manager = LocationServiceSource.$override.withValue(.service(path: service.socket)) { CLLocationManager() }
+        manager.delegate = log
+        manager.startMonitoringVisits()
+        #expect(await waitUntil(90) { log.visits.count >= 2 })
+        manager.stopMonitoringVisits()
+        try #require(log.visits.count >= 2)
+        #expect(log.visits[0].departureDate == .distantFuture && log.visits[1].departureDate != .distantFuture)
+        #expect(log.visits[1].arrivalDate < log.visits[1].departureDate)
+        let stop = CLLocation(latitude: ReplayEnvironment.stop.latitude, longitude: ReplayEnvironment.stop.longitude)
+        #expect(CLLocation(latitude: log.visits[0].coordinate.latitude, longitude: log.visits[0].coordinate.longitude).distance(from: stop) < 100)
     }
 }
 #endif

@@ -7,7 +7,6 @@ import Devices
 import Foundation
 import LocationCore
 import NMEA
-import Pipeline
 import Testing
 import TestSupport
 
@@ -45,7 +44,7 @@ struct GPSDTests {
     @Test func nmeaModeRelaysTheReceiversSentences() async throws {
         let rig = try Rig()
         defer { rig.stop() }
-        let sink = LiveRecorder()
+        let sink = SourceRecorder()
         let source = GPSDSource(host: "127.0.0.1", port: rig.gpsd.port, device: rig.pty.slavePath, mode: .nmea)
         let t0 = clinux_monotonic_ns()
         let runner = LiveSourceThread(source, sourceID: 2, sink: sink)
@@ -77,7 +76,7 @@ struct GPSDTests {
     @Test func jsonModeTurnsTPVIntoFixes() async throws {
         let rig = try Rig()
         defer { rig.stop() }
-        let sink = LiveRecorder()
+        let sink = SourceRecorder()
         let source = GPSDSource(host: "127.0.0.1", port: rig.gpsd.port, mode: .json)
         let runner = LiveSourceThread(source, sink: sink)
         let ok = await sink.wait(5) { $0.fixes.contains { $0.location.mode == .threeD } }
@@ -106,7 +105,7 @@ struct GPSDTests {
     @Test func jsonModeDeliversOneFixPerCycleWithA68PercentRadius() async throws {
         let rig = try Rig()
         defer { rig.stop() }
-        let sink = LiveRecorder()
+        let sink = SourceRecorder()
         let source = GPSDSource(host: "127.0.0.1", port: rig.gpsd.port, mode: .json)
         let runner = LiveSourceThread(source, sink: sink)
         let before = rig.feeder.count
@@ -126,7 +125,7 @@ struct GPSDTests {
     @Test func reconnectsWhenGpsdRestarts() async throws {
         var rig = try Rig()
         defer { rig.stop() }
-        let sink = LiveRecorder()
+        let sink = SourceRecorder()
         var settings = GPSDSource.Settings()
         settings.backoff.maximumNanos = 400_000_000 // retry at least every 0.4 s: bounded test time
         let source = GPSDSource(host: "127.0.0.1", port: rig.gpsd.port, mode: .nmea, settings: settings)
@@ -148,7 +147,7 @@ struct GPSDTests {
 
     @Test func nothingListeningIsUnavailableWithLibgpsError() async throws {
         let port = try GPSDProcess.freePort()
-        let sink = LiveRecorder()
+        let sink = SourceRecorder()
         let runner = LiveSourceThread(GPSDSource(host: "127.0.0.1", port: port), sink: sink)
         #expect(await sink.wait(3) { $0.states.contains(.unavailable) })
         try await Task.sleep(for: .milliseconds(400)) // several retries: reported once
@@ -170,7 +169,7 @@ struct GPSDSilenceTests {
         var feeder: Feeder? = pty.startFeeding(ReceiverNMEA.cycle, everyMilliseconds: 100)
         let gpsd = try GPSDProcess(device: pty.slavePath, directory: directory)
         defer { feeder?.stop(); gpsd.kill() }
-        let sink = LiveRecorder()
+        let sink = SourceRecorder()
         var settings = GPSDSource.Settings()
         settings.silenceTimeoutNanos = 1_000_000_000
         let runner = LiveSourceThread(GPSDSource(host: "127.0.0.1", port: gpsd.port, mode: .nmea, settings: settings), sink: sink)

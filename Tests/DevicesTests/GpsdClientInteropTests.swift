@@ -1,4 +1,5 @@
 import CGPS
+import Events
 import LocationCore
 import NMEA
 import Pipeline

@@ -1,6 +1,5 @@
 import Devices
 import LocationCore
-import Pipeline
 import Synchronization
 import TestSupport
 import Testing
@@ -10,31 +9,6 @@ import Testing
 /// `run` executes on the test's own thread and returns when the script ends; nothing waits in real time.
 @Suite("I2C sensor source", .ownThreads)
 struct I2CSensorSourceTests {
-    /// Events and statuses in the order the source produced them, with the fake time of each.
-    final class RecordingSink: SourceSink {
-        enum Entry: Sendable {
-            case sample(Int64, MotionSample)
-            case status(Int64, StatusReport)
-        }
-        private let entries = Mutex<[Entry]>([])
-        private let time: SimulatedTime
-        init(time: SimulatedTime) { self.time = time }
-        func deliver(_ event: SensorEvent) {
-            guard case .motion(let m) = event.payload else { return }
-            entries.withLock { $0.append(.sample(event.monotonicNanos ?? -1, m)) }
-        }
-        func report(_ status: StatusReport) { entries.withLock { $0.append(.status(time.now, status)) } }
-        var all: [Entry] { entries.withLock { $0 } }
-        var statuses: [StatusReport] { all.compactMap { if case .status(_, let s) = $0 { s } else { nil } } }
-        var states: [StatusReport.State] { statuses.map(\.state) }
-        func time(of state: StatusReport.State) -> Int64? {
-            all.lazy.compactMap { if case .status(let t, let s) = $0, s.state == state { t } else { nil } }.first
-        }
-        func sampleTimes(from: Int64 = .min, to: Int64 = .max) -> [Int64] {
-            all.compactMap { if case .sample(let t, _) = $0, t >= from, t < to { t } else { nil } }
-        }
-    }
-
     /// The fake clock and the script.
     final class SimulatedTime: Sendable {
         private struct State {
@@ -75,13 +49,13 @@ struct I2CSensorSourceTests {
 
     /// Runs a source on `sim` for `seconds` of simulated time with a script.
     static func run(_ sim: I2CSimulator, address: UInt16 = 0x1E, chip: I2CChip? = .lis3mdl, tickNanos: Int64 = 12_500_000,
-                    seconds: Double, script: (SimulatedTime) -> Void = { _ in }) -> (I2CSensorSource, RecordingSink) {
+                    seconds: Double, script: (SimulatedTime) -> Void = { _ in }) -> (I2CSensorSource, SourceRecorder) {
         let time = SimulatedTime(simulator: sim, tickNanos: tickNanos, seconds: seconds)
         let source = I2CSensorSource(name: "imu0", bus: sim, address: address, chip: chip,
                                      clock: { time.now }, sleep: { time.sleep($0) })
         time.stop.withLock { $0 = { source.stop() } }
         script(time)
-        let sink = RecordingSink(time: time)
+        let sink = SourceRecorder(clock: { time.now })
         source.run(sourceID: 3, sink: sink)
         return (source, sink)
     }
@@ -98,7 +72,7 @@ struct I2CSensorSourceTests {
         // 80 Hz for 1 s (the first tick is one period in).
         #expect((78...80).contains(times.count), "\(times.count) samples")
         #expect(zip(times, times.dropFirst()).allSatisfy { $1 - $0 >= 6_250_000 && $1 - $0 <= 18_750_000 })
-        if case .sample(_, let m) = sink.all[2] {
+        if case .event(let e) = sink.all[2], case .motion(let m) = e.payload {
             #expect(m == .magnetometerRaw(RawSample(x: 3421, y: 0, z: -3421, scale: 100.0 / 6842)))
         } else {
             Issue.record("third entry is not a sample: \(sink.all[2])")
@@ -189,7 +163,7 @@ struct I2CSensorSourceTests {
                                      clock: { time.now }, sleep: { time.sleep($0) },
                                      openBus: { () throws(I2CError) -> any I2CBus in throw .permissionDenied(path: "/dev/i2c-1") })
         time.stop.withLock { $0 = { source.stop() } }
-        let sink = RecordingSink(time: time)
+        let sink = SourceRecorder(clock: { time.now })
         source.run(sourceID: 0, sink: sink)
         #expect(sink.states == [.starting, .denied, .finished])
         #expect(sink.statuses[1].message?.contains("group i2c") == true)

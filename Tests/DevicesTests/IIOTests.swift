@@ -4,7 +4,7 @@ import Glibc
 import Devices
 import Foundation
 import LocationCore
-import Pipeline
+import LodestarIO
 import Synchronization
 import Testing
 import TestSupport
@@ -78,30 +78,6 @@ final class FakeIIOTree: Sendable {
     ]
 }
 
-/// Records what a source delivers and reports; waits for conditions from the test thread.
-final class RecordingSink: SourceSink {
-    private let events = Mutex<[SensorEvent]>([])
-    private let reports = Mutex<[StatusReport]>([])
-
-    func deliver(_ event: SensorEvent) { events.withLock { $0.append(event) } }
-    func report(_ status: StatusReport) { reports.withLock { $0.append(status) } }
-
-    var delivered: [SensorEvent] { events.withLock { $0 } }
-    var statuses: [StatusReport] { reports.withLock { $0 } }
-    var states: [StatusReport.State] { statuses.map(\.state) }
-
-    /// Polls until `condition` holds or `seconds` pass; returns whether it held.
-    @discardableResult
-    func wait(seconds: Double = 10, _ condition: (RecordingSink) -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition(self) { return true }
-            usleep(2_000)
-        }
-        return condition(self)
-    }
-}
-
 /// Wraps the real file access and fails reads of `_raw` attributes with a chosen errno once `failAfter` raw
 /// reads have succeeded.
 final class FailingSysfs: SysfsAccess {
@@ -131,8 +107,8 @@ private func magnetometerSamples(_ events: [SensorEvent]) -> [RawSample] {
 private func close(_ a: Double, _ b: Double, _ tolerance: Double = 1e-9) -> Bool { abs(a - b) <= tolerance }
 
 /// Runs a source on its own thread; stops it and waits for `finished` when the body returns.
-private func running(_ source: IIOSource, sourceID: Int = 3, _ body: (RecordingSink) throws -> Void) rethrows -> RecordingSink {
-    let sink = RecordingSink()
+private func running(_ source: IIOSource, sourceID: Int = 3, _ body: (SourceRecorder) throws -> Void) rethrows -> SourceRecorder {
+    let sink = SourceRecorder()
     Thread.detachNewThread { source.run(sourceID: sourceID, sink: sink) }
     defer {
         source.stop()
@@ -280,9 +256,9 @@ struct IIOTests {
         settings.requestedSamplingFrequencyHz = 50
         let source = IIOSource(name: "imu0", device: "bmi160", sysfsRoot: tree.root, settings: settings, sleep: quickSleep)
         let sink = running(source) { sink in
-            #expect(sink.wait { $0.delivered.count >= 6 })
+            #expect(sink.wait { $0.events.count >= 6 })
         }
-        let events = sink.delivered
+        let events = sink.events
         #expect(events.isNonEmptyAndAllSatisfy { $0.sourceID == 3 && $0.monotonicNanos != nil })
         let stamps = events.compactMap(\.monotonicNanos)
         #expect(zip(stamps, stamps.dropFirst()).allSatisfy { $0 <= $1 })
@@ -304,25 +280,25 @@ struct IIOTests {
         let source = IIOSource(name: "mag0", device: "lis3mdl", sysfsRoot: tree.root, sleep: quickSleep)
         var countAtRemoval = 0
         let sink = try running(source) { sink in
-            #expect(sink.wait { magnetometerSamples($0.delivered).count >= 3 })
+            #expect(sink.wait { magnetometerSamples($0.events).count >= 3 })
             try tree.remove("iio:device0")
             #expect(sink.wait { $0.states.contains(.unavailable) })
-            countAtRemoval = sink.delivered.count
+            countAtRemoval = sink.events.count
             // Still gone for a while: retried with backoff, reported once.
             usleep(50_000)
-            #expect(sink.delivered.count == countAtRemoval)
+            #expect(sink.events.count == countAtRemoval)
             // Back under another number (probe order changed): found again by name.
             var files = FakeIIOTree.lis3mdl
             files["in_magn_x_raw"] = "-1\n"
             try tree.add("iio:device4", files)
             #expect(sink.wait { $0.states.contains(.recovered) })
-            #expect(sink.wait { $0.delivered.count >= countAtRemoval + 3 })
+            #expect(sink.wait { $0.events.count >= countAtRemoval + 3 })
         }
         #expect(sink.states == [.starting, .available, .unavailable, .recovered, .finished])
         let unavailable = sink.statuses.first { $0.state == .unavailable }
         #expect(unavailable?.message?.contains("vanished") == true)
         #expect(sink.statuses.first { $0.state == .recovered }?.message?.contains("iio:device4") == true)
-        let after = magnetometerSamples(Array(sink.delivered.dropFirst(countAtRemoval)))
+        let after = magnetometerSamples(Array(sink.events.dropFirst(countAtRemoval)))
         #expect(after.first.map { [$0.x, $0.y, $0.z] } == [-1, -2000, 6842])
         #expect(source.statistics.opens == 2)
     }
@@ -335,12 +311,12 @@ struct IIOTests {
         let source = IIOSource(name: "mag0", device: "iio:device0", sysfsRoot: tree.root, sleep: quickSleep)
         let sink = try running(source) { sink in
             #expect(sink.wait { _ in source.statistics.invalidReads >= 3 })
-            #expect(sink.delivered.isEmpty)
+            #expect(sink.events.isEmpty)
             try tree.write("iio:device0", "in_magn_z_raw", "7\n")
-            #expect(sink.wait { $0.delivered.count >= 2 })
+            #expect(sink.wait { $0.events.count >= 2 })
         }
         #expect(sink.states == [.starting, .available, .finished])  // invalid content is not an outage
-        #expect(magnetometerSamples(sink.delivered).first?.z == 7)
+        #expect(magnetometerSamples(sink.events).first?.z == 7)
         #expect(source.statistics.samples >= 2)
     }
 
@@ -360,7 +336,7 @@ struct IIOTests {
         }
         let report = try #require(sink.statuses.first { $0.state == state })
         #expect(report.message?.contains(hint) == true, "\(report.message ?? "")")
-        #expect(sink.delivered.isEmpty)
+        #expect(sink.events.isEmpty)
         #expect(sink.states == [.starting, state, .finished], "an outage is reported once")
     }
 
@@ -375,7 +351,7 @@ struct IIOTests {
         let sink = running(source) { sink in
             #expect(sink.wait { $0.states.contains(.unavailable) && source.statistics.ioErrors >= 5 })
         }
-        #expect(sink.delivered.count == 2)
+        #expect(sink.events.count == 2)
         #expect(sink.states == [.starting, .available, .unavailable, .finished])
         #expect(sink.statuses.first { $0.state == .unavailable }?.message?.contains("Input/output error") == true)
     }

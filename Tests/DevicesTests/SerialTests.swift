@@ -5,47 +5,13 @@ import CLinux
 import Devices
 import Foundation
 import LocationCore
+import LodestarIO
 import NMEA
-import Pipeline
 import Synchronization
 import Testing
 import TestSupport
 
 // MARK: - Shared helpers (also used by GPSDTests)
-
-/// Records what a live source delivers and reports; tests wait on it with a deadline.
-final class LiveRecorder: SourceSink {
-    private let storage = Mutex<(events: [SensorEvent], statuses: [StatusReport])>(([], []))
-
-    func deliver(_ event: SensorEvent) { storage.withLock { $0.events.append(event) } }
-    func report(_ status: StatusReport) { storage.withLock { $0.statuses.append(status) } }
-
-    var events: [SensorEvent] { storage.withLock { $0.events } }
-    var statuses: [StatusReport] { storage.withLock { $0.statuses } }
-    var states: [StatusReport.State] { statuses.map(\.state) }
-    var nmeaBytes: [UInt8] {
-        events.flatMap { event -> [UInt8] in
-            if case .nmea(let bytes) = event.payload { return bytes }
-            return []
-        }
-    }
-    var fixes: [ExternalFix] {
-        events.compactMap { event in
-            if case .fix(let fix) = event.payload { return fix }
-            return nil
-        }
-    }
-
-    /// Polls `condition` every 10 ms until it holds (true) or `timeout` seconds pass (false).
-    func wait(_ timeout: Double, _ condition: (LiveRecorder) -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition(self) {
-            if Date() > deadline { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return true
-    }
-}
 
 /// Runs a live source's blocking `run` on its own thread, as `LiveEventQueue` does.
 final class LiveSourceThread: Sendable {
@@ -56,7 +22,7 @@ final class LiveSourceThread: Sendable {
     private let finishedAt = Atomic<Int64>(0)
 
     /// `prologue` runs on the source's thread before `run` (e.g. per-thread credentials).
-    init(_ source: any LiveSource, sourceID: Int = 0, sink: LiveRecorder, prologue: (@Sendable () -> Void)? = nil) {
+    init(_ source: any LiveSource, sourceID: Int = 0, sink: SourceRecorder, prologue: (@Sendable () -> Void)? = nil) {
         self.source = source
         let thread = Thread { [self] in
             prologue?()
@@ -105,7 +71,7 @@ enum ReceiverNMEA {
 struct SerialTests {
     @Test func bytesFlowUnchangedWithMonotonicStamps() async throws {
         let pty = try PseudoTerminal()
-        let sink = LiveRecorder()
+        let sink = SourceRecorder()
         let source = SerialSource(name: "gps0", path: pty.slavePath, baud: .fixed(9600))
         let t0 = clinux_monotonic_ns()
         let runner = LiveSourceThread(source, sourceID: 3, sink: sink)
@@ -261,7 +227,7 @@ struct SerialTests {
         } else {
             #expect(chmod(pty.slavePath, 0) == 0)
         }
-        let sink = LiveRecorder()
+        let sink = SourceRecorder()
         let source = SerialSource(path: pty.slavePath, baud: .fixed(9600))
         let runner = LiveSourceThread(source, sink: sink, prologue: prologue)
         #expect(await sink.wait(3) { $0.states.contains(.denied) })
@@ -290,7 +256,7 @@ struct SerialTests {
         let link = dir.path("gps0")
         let first = try PseudoTerminal()
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: first.slavePath)
-        let sink = LiveRecorder()
+        let sink = SourceRecorder()
         let source = SerialSource(path: link, baud: .fixed(9600))
         let runner = LiveSourceThread(source, sink: sink)
         let firstFeeder = first.startFeeding(ReceiverNMEA.cycle, everyMilliseconds: 50)
@@ -323,7 +289,7 @@ struct SerialTests {
         let pty = try PseudoTerminal()
         var settings = SerialSource.Settings()
         settings.silenceTimeoutNanos = 300_000_000
-        let sink = LiveRecorder()
+        let sink = SourceRecorder()
         let runner = LiveSourceThread(SerialSource(path: pty.slavePath, baud: .fixed(9600), settings: settings), sink: sink)
         let feeder = pty.startFeeding(ReceiverNMEA.cycle, everyMilliseconds: 50)
         #expect(await sink.wait(3) { $0.states.contains(.available) })
@@ -343,7 +309,7 @@ struct SerialTests {
     /// candidate (9600); rejecting wrong rates is proven with `SimulatedReceiver` below.
     @Test func autobaudOnPtyLocksAndDelivers() async throws {
         let pty = try PseudoTerminal()
-        let sink = LiveRecorder()
+        let sink = SourceRecorder()
         let source = SerialSource(path: pty.slavePath, baud: .automatic)
         #expect(source.captureAttributes["baud"] == "auto")
         let runner = LiveSourceThread(source, sink: sink)

@@ -4,21 +4,6 @@ import LocationCore
 import TestSupport
 @testable import Estimation
 
-/// Seeded Gaussian noise (SplitMix64 + Box–Muller) so every run sees the same tracks.
-struct SeededNoise {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func uniform() -> Double {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        return (Double(z >> 11) + 0.5) / 9_007_199_254_740_992
-    }
-    mutating func gaussian() -> Double { (-2 * log(uniform())).squareRoot() * cos(2 * .pi * uniform()) }
-}
-
 /// A synthetic track in a local frame around (37.4 N, 122.1 W), 1 Hz.
 struct Track {
     static let frame = LocalTangentFrame(latitudeDegrees: 37.4, longitudeDegrees: -122.1)
@@ -28,7 +13,7 @@ struct Track {
     var truth: [(e: Double, n: Double, speed: Double, course: Double)]
 
     func fixes(accuracy: Double, seed: UInt64, speedNoise: Double = 0.1) -> [Location] {
-        var rng = SeededNoise(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let sigma = HorizontalError.sigma(fromRadius68: accuracy)
         return truth.enumerated().map { i, p in
             let g = Self.frame.geodetic(east: p.e + sigma * rng.gaussian(), north: p.n + sigma * rng.gaussian())
@@ -230,10 +215,32 @@ func path(_ fixes: ArraySlice<Location>) -> Double {
         #expect(rms(Array(errs[60...])) < 2.5)
     }
 
-    @Test(.enabled(if: SharedData.available, Comment(rawValue: SharedData.skipMessage)))
-    func realDrivesEvaluation() throws {
-        // Only the pure evaluation is exercised here (parsing the files needs Pipeline, which this target does not
-        // depend on): the SmoothingEval executable prints the table on the same files.
-        #expect(FileManager.default.fileExists(atPath: SharedData.path("gnss/gsdc2021-mtv1/Pixel4_chipset.nmea")))
+    /// SmoothingEval's table (docs/smoothing.md) as a test: each real drive parsed by the real session, as `lodestar
+    /// replay --no-smoothing` reads it, smoothed by the filter under test and scored against the SPAN truth.
+    /// `p50`/`p95`: the smoothed horizontal errors measured here (m; raw as parsed: mtv1 0.83/1.83, mtv2 0.98/2.75,
+    /// F9K 0.49/0.83 — smoothing costs a little on these clean drives, docs/smoothing.md).
+    static let realDrives: [(name: String, raw: String, truth: String, uere: Double?, p50: Double, p95: Double)] = [
+        ("gsdc2021-mtv1 Pixel 4", "gnss/gsdc2021-mtv1/Pixel4_chipset.nmea", "gnss/gsdc2021-mtv1/SPAN_Pixel4_1Hz.nmea", 10,
+         0.85, 2.00),
+        ("gsdc2021-mtv2 Pixel 4", "gnss/gsdc2021-mtv2/Pixel4_chipset.nmea", "gnss/gsdc2021-mtv2/SPAN_Pixel4_10Hz.nmea", 10,
+         1.00, 2.43),
+        ("google-mtv-f9k F9K", "gnss/google-mtv-f9k/MTV.Local1.ublox-F9K.20200206-181434.nmea",
+         "gnss/google-mtv-f9k/MTV.Local1.SPAN.20200206-181434.gga", nil, 0.54, 1.00),
+    ]
+
+    @Test(.enabled(if: SharedData.available, Comment(rawValue: SharedData.skipMessage)), arguments: realDrives.indices)
+    func realDrivesEvaluation(_ i: Int) throws {
+        let d = Self.realDrives[i]
+        let raw = try SessionReplay.receiverFixes(SharedData.path(d.raw), horizontalUEREMeters: d.uere)
+        try #require(raw.count > 1000, "\(d.name): \(raw.count) fixes parsed")
+        let truth = MiniNMEA.fixes(SharedData.path(d.truth), uere: 1, date: raw[0].time!.civilDate).map {
+            var t = $0; t.speedMetersPerSecond = nil; t.courseDegrees = nil; return t
+        }
+        let rep = SmoothingEvaluation.evaluate(raw: raw, smoothed: SmoothingEvaluation.smooth(raw), truth: truth)
+        print("\(d.name): \(rep.matchedEpochs) epochs, p50 \(rep.raw.p50)→\(rep.smoothed.p50) m, p95 \(rep.raw.p95)→\(rep.smoothed.p95) m")
+        #expect(rep.matchedEpochs > 1000)
+        // Bounds: the smoothed errors measured on this drive (table above), plus 10 %.
+        #expect(rep.smoothed.p50 <= d.p50 * 1.1, "\(d.name): smoothed p50 \(rep.smoothed.p50) m")
+        #expect(rep.smoothed.p95 <= d.p95 * 1.1, "\(d.name): smoothed p95 \(rep.smoothed.p95) m")
     }
 }

@@ -1,4 +1,5 @@
 import Capture
+import Events
 import LocationCore
 import LocationServices
 import Pipeline
@@ -40,23 +41,10 @@ func jittered(_ c: Coordinate, accuracy a: Double, _ rng: inout SeededRandom) ->
 
 /// Fixes of a capture run through the real pipeline (no heading), in order.
 func pipelineFixes(_ path: String) throws -> [Location] {
-    let reader = try CaptureDetector.open(path: path, format: nil, lineEvents: false)
     var settings = Pipeline.Settings()
     settings.heading.heading = nil
     settings.nmea.emitSky = false
-    var pipeline: Pipeline?
-    var fixes: [Location] = []
-    while let e = try reader.next() {
-        if pipeline == nil {
-            settings.nmea.referenceDate = reader.header.referenceDate ?? CivilDate(year: 2020, month: 6, day: 1)
-            let p = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
-            p.observer = { if case .fix(let l) = $0 { fixes.append(l) } }
-            pipeline = p
-        }
-        pipeline?.process(e)
-    }
-    pipeline?.finish()
-    return fixes
+    return try SessionReplay.fixes(path, settings: settings, today: CivilDate(year: 2020, month: 6, day: 1))
 }
 
 func regionEvents(_ monitor: inout RegionMonitor, _ fixes: [Location]) -> [RegionEvent] {

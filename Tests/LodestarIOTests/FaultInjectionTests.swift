@@ -71,7 +71,11 @@ struct FaultInjectionTests {
         // The reader got exactly the delivered whole lines (the cut is at a chunk boundary = a line end).
         #expect(Self.count(got) == sink.deliveredLines)
         #expect(got.count == sink.deliveredLines * 60)
-        #expect(sink.deliveredLines == 30_000 / 60 / 68 * 68 || sink.deliveredLines <= 500)
+        // The fault lets exactly 30,000 bytes through: 7 whole 68-line chunks (4,080 bytes each), then 1,440 bytes of
+        // the 8th before the error. All of them reached the reader and are counted, no more: 500 lines of 60 bytes.
+        #expect(got.count == 30_000)
+        #expect(sink.deliveredLines == 500)
+        #expect(sink.droppedLines == 1501)
     }
 
     @Test func stdoutSinkSurvivesEINTRStormAndEAGAIN() throws {

@@ -1,4 +1,5 @@
 import Capture
+import Events
 import Foundation
 import LocationCore
 import NMEA
@@ -10,20 +11,10 @@ import TestSupport
 @Suite("gpsd JSON and NMEA encodings", .ownThreads)
 struct EncoderTests {
     static func replay(_ path: String, format: OutputFormat, smoothing: Bool = true) throws -> String {
-        let reader = try CaptureDetector.open(path: path, format: nil)
-        let sink = MemorySink()
-        var pipeline: Pipeline?
-        while let e = try reader.next() {
-            if pipeline == nil {
-                var settings = Pipeline.Settings()
-                settings.nmea.referenceDate = reader.header.referenceDate ?? CivilDate(year: 2025, month: 6, day: 1)
-                if !smoothing { settings.smoothing.smoothing = nil }
-                pipeline = Pipeline(settings: settings, encoder: makeEncoder(format, device: "/dev/gps0"), sinks: [sink])
-            }
-            pipeline?.process(e)
-        }
-        pipeline?.finish()
-        return String(decoding: sink.bytes, as: UTF8.self)
+        var settings = Pipeline.Settings()
+        if !smoothing { settings.smoothing.smoothing = nil }
+        return try SessionReplay.output(path, settings: settings, encoder: makeEncoder(format, device: "/dev/gps0"),
+                                        today: CivilDate(year: 2025, month: 6, day: 1))
     }
 
     static var logs: [String] { SharedData.available ? SharedData.files(in: "nmea-gpsd", suffix: ".log") : [] }

@@ -1,8 +1,8 @@
+import Events
 import Foundation
 import LocationCore
 @testable import NetworkOutput
 import NMEA
-import Pipeline
 import Testing
 
 /// A receiver that states its own accuracies (u-blox NAV-PVT hAcc, vAcc, sAcc, headAcc, tAcc), RTK fix quality

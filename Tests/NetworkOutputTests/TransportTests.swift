@@ -1,7 +1,6 @@
 import Foundation
 import LocationCore
 import NetworkOutput
-import Pipeline
 import Testing
 import TestSupport
 

@@ -1,3 +1,4 @@
+import Events
 import LocationCore
 import Pipeline
 import Testing

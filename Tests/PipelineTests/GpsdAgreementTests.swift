@@ -1,4 +1,5 @@
 import Capture
+import Events
 import Foundation
 import LocationCore
 import NMEA
@@ -33,21 +34,9 @@ struct GpsdAgreementTests {
     }()
 
     static func replay(_ path: String) throws -> [Location] {
-        let reader = try CaptureDetector.open(path: path, format: nil)
-        var fixes: [Location] = []
-        var pipeline: Pipeline?
-        while let event = try reader.next() {
-            if pipeline == nil {
-                var settings = Pipeline.Settings()
-                settings.smoothing.smoothing = nil  // parsing is compared with gpsd: the receiver's fixes as parsed
-                settings.nmea.referenceDate = reader.header.referenceDate
-                pipeline = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
-                pipeline?.observer = { if case .fix(let l) = $0 { fixes.append(l) } }
-            }
-            pipeline?.process(event)
-        }
-        pipeline?.finish()
-        return fixes
+        var settings = Pipeline.Settings()
+        settings.smoothing.smoothing = nil  // parsing is compared with gpsd: the receiver's fixes as parsed
+        return try SessionReplay.fixes(path, settings: settings)
     }
 
     /// gpsd's TPVs, each with the NMEA sentence that triggered it. A TPV whose sentence carries its own,

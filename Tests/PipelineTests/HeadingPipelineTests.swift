@@ -1,3 +1,4 @@
+import Events
 import Glibc
 import LocationCore
 import Magnetics

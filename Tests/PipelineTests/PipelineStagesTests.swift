@@ -1,4 +1,5 @@
 import Capture
+import Events
 import LocationCore
 import Pipeline
 import Testing

@@ -1,4 +1,5 @@
 import Capture
+import Events
 import LocationCore
 import Pipeline
 import Testing
@@ -8,15 +9,9 @@ import TestSupport
 struct ReplaySourcesTests {
     /// The fixes as parsed (smoothing off: these tests check which source rows become fixes).
     static func fixes(_ path: String) throws -> [Location] {
-        let reader = try CaptureDetector.open(path: path, format: nil)
         var settings = Pipeline.Settings()
         settings.smoothing.smoothing = nil
-        let pipeline = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
-        var out: [Location] = []
-        pipeline.observer = { if case .fix(let l) = $0 { out.append(l) } }
-        while let e = try reader.next() { pipeline.process(e) }
-        pipeline.finish()
-        return out
+        return try SessionReplay.fixes(path, settings: settings)
     }
 
     @Test func gnssLoggerUsesOnlyTheChipsetsGPSFixes() throws {

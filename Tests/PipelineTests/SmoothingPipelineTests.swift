@@ -2,6 +2,7 @@ import Testing
 import TestSupport
 import LocationCore
 import NMEA
+import Events
 @testable import Pipeline
 
 /// The smoother inside the pipeline: smoothed fixes carry isStationary, a GNSS outage is bridged by dead reckoning
@@ -62,11 +63,14 @@ struct SmoothingPipelineTests {
     }
 
     @Test func returnAfterOutageJumpsNoMoreThanTheFixAccuracy() throws {
+        // 15 s without fixes, within the default 30 s limit: dead reckoned throughout, then exactly one return to GPS.
         let fixes = Self.run(Self.stream(seconds: 60, outage: 20..<35))
-        for (a, b) in zip(fixes, fixes.dropFirst()) where a.quality == .gnssDeadReckoning && b.quality == .gps {
-            let jump = LocalTangentFrameDistance.meters(a, b) - 10  // minus one second of travel
-            #expect(jump <= (b.horizontalAccuracyMeters ?? 0) + 1)
-        }
+        let returns = zip(fixes, fixes.dropFirst()).filter { $0.quality == .gnssDeadReckoning && $1.quality == .gps }
+        try #require(returns.count == 1, "\(returns.count) dead-reckoning → GPS transitions")
+        #expect(fixes.filter { $0.quality == .gnssDeadReckoning }.count == 15)
+        let (a, b) = returns[0]
+        let jump = LocalTangentFrameDistance.meters(a, b) - 10  // minus one second of travel
+        #expect(jump <= (b.horizontalAccuracyMeters ?? 0) + 1, "jump \(jump) m, accuracy \(b.horizontalAccuracyMeters ?? 0) m")
     }
 
     @Test func noSmoothingPassesFixesThroughAsParsed() {

@@ -1,4 +1,5 @@
 import Capture
+import Events
 import Foundation
 import LocationCore
 import Pipeline
@@ -20,21 +21,10 @@ struct UbxGpsdAgreementTests {
     ]
 
     static func replay(_ path: String) throws -> (fixes: [Location], pipeline: Pipeline?) {
-        let reader = try CaptureDetector.open(path: path, format: nil)
-        var fixes: [Location] = []
-        var pipeline: Pipeline?
-        while let event = try reader.next() {
-            if pipeline == nil {
-                var settings = Pipeline.Settings()
-                settings.smoothing.smoothing = nil
-                settings.nmea.referenceDate = reader.header.referenceDate
-                pipeline = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
-                pipeline?.observer = { if case .fix(let l) = $0 { fixes.append(l) } }
-            }
-            pipeline?.process(event)
-        }
-        pipeline?.finish()
-        return (fixes, pipeline)
+        var settings = Pipeline.Settings()
+        settings.smoothing.smoothing = nil
+        let (runner, events) = try SessionReplay.run(path, settings: settings)
+        return (events.compactMap { if case .fix(let l) = $0 { l } else { nil } }, runner.pipeline)
     }
 
     /// gpsd's positioned TPVs, the last one per time, in order of first appearance.

@@ -1,3 +1,4 @@
+import Events
 import Foundation
 import LocationCore
 import Magnetics
@@ -5,6 +6,7 @@ import Pipeline
 import Testing
 import TestSupport
 @testable import Capture
+@testable import Simulation
 
 /// Issue 24 part 3: a dual-antenna receiver's true heading (HDT here; NAV-RELPOSNED's heading arrives the same
 /// way, in `Location.receiverHeadingDegrees` with its accuracy). Without a magnetometer it is the heading, with the

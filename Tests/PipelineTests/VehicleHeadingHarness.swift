@@ -1,8 +1,10 @@
+import Events
 import Foundation
 import LocationCore
 import Magnetics
 import Pipeline
 @testable import Capture
+@testable import Simulation
 
 /// Runs `VehicleHeadingEstimator` over a simulated drive and scores it against the simulator's truth.
 struct VehicleHeadingRun {

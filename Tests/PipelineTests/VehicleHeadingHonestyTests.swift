@@ -4,6 +4,7 @@ import Magnetics
 import Testing
 import TestSupport
 @testable import Capture
+@testable import Simulation
 
 /// Issue 24 part 4: the accuracy widens when the field stops fitting the calibration (a hard-iron change), also
 /// while a gyroscope holds the heading; and a weak horizontal field without a gyroscope still reaches ≤ 2° RMSE.

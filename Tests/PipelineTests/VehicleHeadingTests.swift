@@ -4,6 +4,7 @@ import Magnetics
 import Testing
 import TestSupport
 @testable import Capture
+@testable import Simulation
 
 /// The vehicle heading against the simulator's truth (`SimulatedTruth`), per magnetometer sample.
 /// "Done" (issue 14): after 120 s and outside the interference window ± 10 s, ≥ 90 % valid, true-heading

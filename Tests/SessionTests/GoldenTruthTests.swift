@@ -1,17 +1,19 @@
 import Capture
 import Foundation
 import LocationCore
+import Simulation
 import Testing
 import TestSupport
 
-/// The shipped capture's golden output (Tests/CLITests/Expected/simulated-drive.jsonl, what `lodestar replay
-/// --heading-filter 5 captures/simulated-drive.lcap` prints) checked against the simulator's own truth rather than
-/// against the program's previous output: fix error against the simulated track, heading error against the
-/// simulated heading, the interference flag against the injected interval (200–205 s).
+/// The shipped capture's golden outputs (Tests/CLITests/Expected: what `lodestar replay --output json|gpsd|nmea
+/// --heading-filter 5 captures/simulated-drive.lcap` prints) checked against truths the program did not produce:
+/// - the JSON golden against the simulator's own truth: fix error against the simulated track, heading error against
+///   the simulated heading, the interference flag against the injected interval (200–205 s);
+/// - the NMEA golden as gpsd itself reads it (`gpsdecode -j`): its positions against the simulator's track, and
+///   gpsd's TPVs equal to the gpsd golden's TPVs.
 ///
-/// These state what SHOULD hold. Where the heading does not (issue 14 rewrites the estimator), the assertions are
-/// marked as known issues naming issue 14 instead of being loosened; when it is fixed, they start passing and the
-/// known-issue markers fail, which is the signal to remove them.
+/// Bounds sit at the measured level with a stated margin, so a regression of a few times the measured error fails.
+/// The byte-for-byte comparison in CLITests is a regression snapshot on top of these (Expected/README.md).
 @Suite("Golden output against the simulator's truth", .ownThreads)
 struct GoldenTruthTests {
     struct Truth {
@@ -44,7 +46,11 @@ struct GoldenTruthTests {
 
     static func golden() throws -> [[String: Any]] {
         let url = SharedData.packageRoot.appendingPathComponent("Tests/CLITests/Expected/simulated-drive.jsonl")
-        return try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map {
+        return try objects(String(contentsOf: url, encoding: .utf8))
+    }
+
+    static func objects(_ jsonLines: String) throws -> [[String: Any]] {
+        try jsonLines.split(whereSeparator: \.isNewline).map {
             try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
         }
     }
@@ -73,11 +79,7 @@ struct GoldenTruthTests {
             if e <= accuracy { within += 1 }
         }
         #expect(errors.count == fixes.count)
-        errors.sort()
-        let median = errors[errors.count / 2], p95 = errors[errors.count * 95 / 100]
-        // Receiver noise of a few metres, smoothed: the median error stays under 5 m, the 95th percentile under 15 m.
-        #expect(median < 5, "median fix error \(median) m")
-        #expect(p95 < 15, "95th percentile fix error \(p95) m")
+        Self.expectPositionErrorsAtTheMeasuredLevel(errors, "JSON golden")
         // horizontalAccuracyMeters is a 68 % radius: at least about two thirds of the fixes fall inside it,
         // and not nearly all (an inflated accuracy is not honest either).
         let share = Double(within) / Double(errors.count)
@@ -92,8 +94,8 @@ struct GoldenTruthTests {
 
     struct HeadingRow { let seconds: Double; let trueHeading: Double; let accuracy: Double; let interference: String }
 
-    static func headings() throws -> [HeadingRow] {
-        try golden().compactMap { h in
+    static func headings(_ objects: [[String: Any]]? = nil) throws -> [HeadingRow] {
+        try (objects ?? golden()).compactMap { h in
             guard h["class"] as? String == "heading", let mono = h["monotonicNanos"] as? Int,
                   let trueHeading = h["trueHeadingDegrees"] as? Double, let accuracy = h["headingAccuracyDegrees"] as? Double,
                   let interference = h["interference"] as? String else { return nil }
@@ -113,23 +115,111 @@ struct GoldenTruthTests {
             errors.append(abs(Angle.differenceDegrees(r.trueHeading, truth.headingDegrees)))
         }
         errors.sort()
-        #expect(!errors.isEmpty)
-        if !errors.isEmpty {
-            #expect(errors[errors.count / 2] <= 5, "median heading error \(errors[errors.count / 2])°")
-            #expect(errors[errors.count * 95 / 100] <= 15, "95th percentile heading error \(errors[errors.count * 95 / 100])°")
-        }
+        try #require(errors.count == valid.count)
+        let median = errors[errors.count / 2], p95 = errors[errors.count * 95 / 100]
+        print("golden heading error: median \(median)°, p95 \(p95)° over \(errors.count) headings")
+        // Measured on the golden's 129 headings: median 3.3°, p95 8.6°. Bounds: 15 % above the measured level.
+        #expect(median <= 3.8, "median heading error \(median)°")
+        #expect(p95 <= 9.8, "95th percentile heading error \(p95)°")
     }
 
     @Test func interferenceIsFlaggedOnlyAroundTheInjectedInterval() throws {
-        let rows = try Self.headings()
-        #expect(!rows.isEmpty)
+        // Every heading, as `replay` prints it without the golden's 5° heading filter (which drops events whose heading
+        // moved less than 5°, whatever their interference flag).
+        let r = try Lodestar.run(["replay", "--heading-filter", "0", "--quiet", "captures/simulated-drive.lcap"])
+        try #require(r.status == 0, "\(r.stderr)")
+        let rows = try Self.headings(Self.objects(r.stdout))
         let during = rows.filter { Self.interference.contains($0.seconds) }
         let outside = rows.filter { $0.seconds > 5 && !(195...215).contains($0.seconds) }
-        #expect(!outside.isEmpty)
+        try #require(!during.isEmpty, "no headings between 200 and 205 s")
+        try #require(!outside.isEmpty)
         let flaggedOutside = outside.filter { $0.interference != "none" }
         #expect(Double(flaggedOutside.count) <= 0.05 * Double(outside.count),
                 "\(flaggedOutside.count) of \(outside.count) headings outside 195–215 s flagged")
         // While the 40 µT disturbance is on, the heading says so (flagged or invalid).
-        #expect(during.isEmpty || during.contains { $0.interference != "none" || $0.accuracy < 0 })
+        #expect(during.contains { $0.interference != "none" || $0.accuracy < 0 })
+
+        // The golden itself (5° filter) carries no heading at all while the disturbance is on: the filter holds back
+        // the events that say so. Recorded as a known issue, not passed over (it passed vacuously before).
+        let goldenDuring = try Self.headings().filter { Self.interference.contains($0.seconds) }
+        withKnownIssue("--heading-filter 5 drops the heading events that flag the interference (200–205 s)") {
+            #expect(goldenDuring.contains { $0.interference != "none" || $0.accuracy < 0 })
+        }
+    }
+
+    /// Position error against the simulated track. Measured on the JSON golden: median 2.85 m, p95 5.47 m (receiver
+    /// noise of a few metres, smoothed). Bounds: 15 % above the measured level.
+    static func expectPositionErrorsAtTheMeasuredLevel(_ unsorted: [Double], _ what: String,
+                                                      sourceLocation: SourceLocation = #_sourceLocation) {
+        let errors = unsorted.sorted()
+        guard !errors.isEmpty else { Issue.record("\(what): no positions", sourceLocation: sourceLocation); return }
+        let median = errors[errors.count / 2], p95 = errors[errors.count * 95 / 100]
+        print("\(what) position error: median \(median) m, p95 \(p95) m over \(errors.count) fixes")
+        #expect(median <= 3.3, "\(what): median position error \(median) m", sourceLocation: sourceLocation)
+        #expect(p95 <= 6.3, "\(what): 95th percentile position error \(p95) m", sourceLocation: sourceLocation)
+    }
+
+    // MARK: The NMEA and gpsd goldens, as gpsd reads them
+
+    /// gpsd's own reading of the NMEA golden (`gpsdecode -j`, gpsd-clients, which `make test-deps` installs): its
+    /// positioned TPVs by time. nil (and an issue recorded) when gpsdecode is missing.
+    static func gpsdDecodedNMEAGolden() throws -> [String: [String: Any]]? {
+        guard let gpsdecode = ["/usr/bin/gpsdecode", "/usr/local/bin/gpsdecode"].first(where: {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }) else {
+            Issue.record("gpsdecode is not installed (gpsd-clients; `make test-deps` installs it): the NMEA golden is not checked against gpsd")
+            return nil
+        }
+        let golden = SharedData.packageRoot.appendingPathComponent("Tests/CLITests/Expected/simulated-drive.nmea")
+        let r = try Tool.output(gpsdecode, ["-j"], stdin: try Data(contentsOf: golden))
+        try #require(r.status == 0, "gpsdecode exited \(r.status): \(r.stderr)")
+        return tpvs(r.stdout)
+    }
+
+    /// Positioned TPVs by time.
+    static func tpvs(_ text: String) -> [String: [String: Any]] {
+        var out: [String: [String: Any]] = [:]
+        for line in text.split(whereSeparator: \.isNewline) {
+            guard let o = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
+                  o["class"] as? String == "TPV", o["lat"] != nil, let t = o["time"] as? String else { continue }
+            out[t] = o
+        }
+        return out
+    }
+
+    /// The NMEA golden's positions, as gpsd parses them, follow the simulated track as closely as the JSON golden.
+    @Test func nmeaGoldenAsGpsdReadsItFollowsTheTrack() throws {
+        guard let decoded = try Self.gpsdDecodedNMEAGolden() else { return }
+        // gpsd reports no TPV for the first cycle (it has not yet seen where a cycle ends): 299 of the 300 epochs.
+        #expect(decoded.count == 299)
+        var errors: [Double] = []
+        for (time, tpv) in decoded {
+            guard let t = parseISOTimestamp(time), let lat = tpv["lat"] as? Double, let lon = tpv["lon"] as? Double,
+                  let truth = Self.truth.at(t) else { Issue.record("TPV without time or position: \(tpv)"); continue }
+            errors.append(Geo.distanceMeters(lat, lon, truth.latitudeDegrees, truth.longitudeDegrees))
+        }
+        Self.expectPositionErrorsAtTheMeasuredLevel(errors, "NMEA golden read by gpsd")
+    }
+
+    /// gpsd's TPVs from the NMEA golden equal the gpsd golden's TPVs: time, mode, position to the NMEA's resolution
+    /// (0.00001′ ≈ 1.7e-7°; measured difference ≤ 8.3e-8°), speed, track and altitudes to the NMEA's 0.01.
+    @Test func gpsdGoldenTPVsAreWhatGpsdReadsFromTheNMEAGolden() throws {
+        guard let decoded = try Self.gpsdDecodedNMEAGolden() else { return }
+        let url = SharedData.packageRoot.appendingPathComponent("Tests/CLITests/Expected/simulated-drive.gpsd.jsonl")
+        let ours = Self.tpvs(try String(contentsOf: url, encoding: .utf8))
+        #expect(ours.count == 300)
+        #expect(Set(decoded.keys).isSubset(of: Set(ours.keys)))
+        for (time, gpsd) in decoded.sorted(by: { $0.key < $1.key }) {
+            guard let mine = ours[time] else { continue }
+            #expect(mine["mode"] as? Int == gpsd["mode"] as? Int, "\(time) mode")
+            for key in ["lat", "lon"] {
+                let a = (mine[key] as? Double) ?? .nan, b = (gpsd[key] as? Double) ?? .nan
+                #expect(abs(a - b) <= 1.7e-7, "\(time) \(key): gpsd golden \(a), gpsd \(b)")
+            }
+            for key in ["speed", "track", "altHAE", "altMSL"] where gpsd[key] != nil || mine[key] != nil {
+                let a = (mine[key] as? Double) ?? .nan, b = (gpsd[key] as? Double) ?? .nan
+                #expect(abs(a - b) <= 0.01, "\(time) \(key): gpsd golden \(a), gpsd \(b)")
+            }
+        }
     }
 }

@@ -1,83 +1,14 @@
 import CLinux
 import Devices
+import Events
 import Foundation
 import LocationCore
 import NMEA
-import Pipeline
 import Session
 import Synchronization
 import Testing
 import TestSupport
 @testable import lodestar
-
-/// The simulator as a bus (its `I2CBus` conformance lives in DevicesTests; a wrapper avoids a second one).
-final class SimulatedBus: I2CBus, Sendable {
-    let simulator: I2CSimulator
-    init(_ simulator: I2CSimulator) { self.simulator = simulator }
-    var name: String { "sim-i2c" }
-    func readRegisters(address: UInt16, register: UInt8, count: Int) throws(I2CError) -> [UInt8] {
-        do { return try simulator.read(address: address, register: register, count: count) } catch { throw Self.map(error, address) }
-    }
-    func writeRegisters(address: UInt16, register: UInt8, bytes: [UInt8]) throws(I2CError) {
-        do { try simulator.write(address: address, register: register, bytes: bytes) } catch { throw Self.map(error, address) }
-    }
-    func wait(nanoseconds: Int64) { PosixThread.sleep(nanos: nanoseconds) }
-    static func map(_ f: I2CSimulator.Fault, _ a: UInt16) -> I2CError {
-        switch f {
-        case .nack: .nack(address: a)
-        case .io: .io(address: a)
-        case .busy: .busy(address: a)
-        case .timeout: .timeout(address: a)
-        case .unsupported: .unsupported(address: a)
-        }
-    }
-}
-
-/// Register models written from the datasheets (as in DevicesTests' SimulatedChips): an HMC5883L magnetometer
-/// (`H43` ID at 0x0A, data X Z Y big-endian at 0x03, RDY in 0x09) and an LSM303AGR accelerometer (WHO_AM_I 0x33,
-/// data LE left-justified at 0x28, STATUS 0x27).
-enum Chips {
-    typealias Device = I2CSimulator.Device
-    static func be(_ d: inout Device, _ i: Int, _ v: Int32) {
-        let u = UInt16(bitPattern: Int16(clamping: v)); d.set(i, UInt8(u >> 8)); d.set(i + 1, UInt8(u & 0xFF))
-    }
-    static func le(_ d: inout Device, _ i: Int, _ v: Int32) {
-        let u = UInt16(bitPattern: Int16(clamping: v)); d.set(i, UInt8(u & 0xFF)); d.set(i + 1, UInt8(u >> 8))
-    }
-    static func hmc5883l(_ sample: [Int32]) -> Device {
-        var d = Device(name: "HMC5883L", registers: [0x00: 0x10, 0x01: 0x20, 0x02: 0x01, 0x0A: 0x48, 0x0B: 0x34, 0x0C: 0x33])
-        d.sample = sample
-        d.readOnly = Set(0x03...0x0C)
-        d.dataReadyBits = [(0x09, 0x01)]
-        d.onWrite = { d, index, _, new in
-            if index == 0x02 && new & 0x03 == 0x01 { d.state["pending"] = 1; d.set(0x09, d.register(0x09) & ~0x01) }
-        }
-        d.onTick = { d in
-            let mode = d.register(0x02) & 0x03
-            guard mode == 0x00 || d.state["pending"] == 1 else { return }
-            be(&d, 0x03, d.sample[0]); be(&d, 0x05, d.sample[2]); be(&d, 0x07, d.sample[1])
-            d.set(0x09, d.register(0x09) | 0x01)
-            if d.state["pending"] == 1 { d.state["pending"] = 0; d.set(0x02, (d.register(0x02) & ~0x03) | 0x03) }
-        }
-        return d
-    }
-    static func lsm303Accelerometer(_ sample: [Int32]) -> Device {
-        var d = Device(name: "LSM303-A", registers: [0x0F: 0x33, 0x20: 0x07], autoIncrement: .whenRegisterMSBSet)
-        d.sample = sample
-        d.readOnly = Set([0x0F]).union(Set(0x27...0x2D))
-        d.dataReadyBits = [(0x27, 0x0F)]
-        d.onRead = { d, index in
-            if index == 0x2D { d.set(0x27, 0) }
-            return nil
-        }
-        d.onTick = { d in
-            guard d.register(0x20) >> 4 != 0 else { return }
-            for i in 0..<3 { le(&d, 0x28 + 2 * i, d.sample[i] << 4) }
-            d.set(0x27, (d.register(0x27) & 0x08 != 0 ? 0xF0 : 0) | 0x0F)
-        }
-        return d
-    }
-}
 
 /// A receiver on a pseudo-terminal: one RMC+GGA+GSA cycle every 100 ms, the receiver's clock advancing 1 s per
 /// cycle along a straight northbound track, until stopped.
@@ -139,9 +70,9 @@ struct LiveEqualsReplayTests {
         // Motion sensors: level board, field pointing north-east and down; ticks follow real time.
         let sim = I2CSimulator()
         let normalField: [Int32] = [150, -150, -400]
-        sim.attach(Chips.hmc5883l(normalField), at: 0x1E)
-        sim.attach(Chips.lsm303Accelerometer([0, 0, 1000]), at: 0x19)
-        let bus = SimulatedBus(sim)
+        sim.attach(SimulatedChips.hmc5883l(normalField), at: 0x1E)
+        sim.attach(SimulatedChips.lsm303Accelerometer([0, 0, 1000]), at: 0x19)
+        let bus = sim
         let sleepAndTick: I2CSensorSource.Sleep = { ns in PosixThread.sleep(nanos: ns); sim.tick() }
         let mag = I2CSensorSource(name: "imu0", bus: bus, address: 0x1E, chip: .hmc5883l, sleep: sleepAndTick)
         let accel = I2CSensorSource(name: "imu1", bus: bus, address: 0x19, chip: .lsm303agrAccelerometer, sleep: sleepAndTick)
@@ -168,7 +99,7 @@ struct LiveEqualsReplayTests {
             at(3.0)   // the magnetometer drops off the bus for a moment
             sim.detach(0x1E)
             at(3.6)
-            sim.attach(Chips.hmc5883l(normalField), at: 0x1E)
+            sim.attach(SimulatedChips.hmc5883l(normalField), at: 0x1E)
             at(4.0)   // and the receiver is plugged in again (a new node behind the same link)
             if let second = try? PseudoTerminal() {
                 try? FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: second.slavePath)

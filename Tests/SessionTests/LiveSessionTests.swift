@@ -1,4 +1,5 @@
 import Capture
+import Events
 import Glibc
 import Devices
 import LocationCore

@@ -1,5 +1,6 @@
 import Capture
 import Devices
+import Events
 import Foundation
 import LocationCore
 import Pipeline

@@ -18,8 +18,19 @@ public enum Lodestar {
     }
 
     public static func run(_ arguments: [String], stdin: Data? = nil, currentDirectory: String? = nil) throws -> RunResult {
+        try Tool.output(binary, arguments, stdin: stdin, currentDirectory: currentDirectory)
+    }
+}
+
+extension Tool {
+    /// Runs a program to completion under the watchdog (Foundation's Process) and collects its standard output and
+    /// error apart: the one runner for the `lodestar` binary and the tools tests read its output back with (xmllint,
+    /// gpsbabel, systemd-analyze, gpsdecode …). The working directory is the package root unless `currentDirectory`
+    /// says otherwise; stdin is empty unless given. (`Tool.run` is for commands that leave daemons behind.)
+    public static func output(_ path: String, _ arguments: [String], stdin: Data? = nil, currentDirectory: String? = nil,
+                           seconds: Int = Watchdog.defaultSeconds) throws -> RunResult {
         let process = Process()
-        (process.executableURL, process.arguments) = Watchdog.command(binary, arguments)
+        (process.executableURL, process.arguments) = Watchdog.command(path, arguments, seconds: seconds)
         process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory ?? SharedData.packageRoot.path)
         let out = Pipe(), err = Pipe()
         process.standardOutput = out

@@ -138,8 +138,12 @@ scenario_iio() {
     check iio-hot-removal $ok "$(grep -o '"state":"[a-z]*","message":"[^"]*"' $OUT.hot | head -4 | tr '\n' ' ')"
     echo 0x1e > /sys/bus/i2c/devices/i2c-$BUS/delete_device 2>/dev/null
 
-    # The other magnetometer/IMU drivers Debian ships: which bind to a stub chip with its ID registers preloaded.
-    bound=""; unbound=""
+    # The other magnetometer/IMU drivers Debian ships: which bind to a stub chip with its ID registers preloaded, and
+    # for each that binds and that the kernel itself can read (some drivers' measurement handshake fails on a stub's
+    # plain registers: ak8963 EINVAL, mmc35240 EIO), how many samples `lodestar record` reads from it. Fails when
+    # Lodestar gets no sample from a device the kernel reads; skips (saying so) when there is none, since then
+    # nothing of Lodestar was exercised.
+    bound=""; unbound=""; unread=""; kernel_unread=""; read=0
     for entry in "st_magn_i2c lis3mdl 0x1c 0x0f 0x3d" "bmc150_magn_i2c bmc150_magn 0x10 0x40 0x32" \
                  "ak8975 ak8963 0x0c 0x00 0x48" "mmc35240 mmc35240 0x30 0x20 0x08" \
                  "inv_mpu6050_i2c mpu9250 0x68 0x75 0x71" "st_accel_i2c lis3dh 0x18 0x0f 0x33"; do
@@ -152,16 +156,27 @@ scenario_iio() {
             # Reading it with the stub's all-zero trim registers oopses the 6.1 kernel (divide error in
             # bmc150_magn_read_xyz, found here): bound, not read.
             bound="$bound $2(bound; not read: zero trim registers crash the kernel driver)"
+        elif [ -n "$d" ] && raw=$(ls "$d" | grep -m1 '^in_.*_raw$') && ! cat "$d/$raw" > /dev/null 2> $OUT.other.kernel; then
+            kernel_unread="$kernel_unread $2(the kernel's own read of $raw fails: $(head -c 80 $OUT.other.kernel | tr ' \n' '_ '))"
         elif [ -n "$d" ]; then
-            # Lodestar's IIO path opens it, reads the scales and one trial sample.
-            r=$($L devices --imu "iio:$2" 2>&1 | grep configured-imu | tr -s ' ')
-            bound="$bound $2($(echo "$r" | cut -d' ' -f3,4))"
+            # Lodestar's IIO path opens it, reads the scales and records samples (raw counts of the stub's registers).
+            rm -f $OUT.other.lcap
+            run_until ' [MAG] ' 3 $OUT.other.lcap $OUT.other $L record --imu "iio:$2" $OUT.other.lcap
+            k=$(grep -v '^#' $OUT.other.lcap 2>/dev/null | grep -c ' [MAG] ')
+            if [ "${k:-0}" -ge 1 ]; then
+                bound="$bound $2($k samples)"; read=$((read + 1))
+            else
+                unread="$unread $2(no sample: $(head -c 160 $OUT.other.err | tr '\n' ' '))"
+            fi
         else
             unbound="$unbound $2($(dmesg | grep -i "$2\|$1" | tail -1 | cut -c1-80 | tr ' ' '_'))"
         fi
         echo "$3" > /sys/bus/i2c/devices/i2c-$BUS/delete_device 2>/dev/null
     done
-    pass iio-other-drivers "bound:${bound:- none}; did not bind:${unbound:- none}"
+    detail="bound and read:${bound:- none}; read by the kernel but not by lodestar:${unread:- none}; bound, not readable on a stub:${kernel_unread:- none}; did not bind:${unbound:- none}"
+    if [ -n "$unread" ]; then fail iio-other-drivers "$detail"
+    elif [ "$read" = 0 ]; then skip iio-other-drivers "no other driver bound and was read, nothing of Lodestar checked: $detail"
+    else pass iio-other-drivers "$detail"; fi
     rmmod i2c-stub
 }
 
@@ -318,7 +333,12 @@ scenario_pps() {
     samples=$(awk '$3 == "PPS" && $6 == "1"' /tmp/chrony/refclocks.log 2>/dev/null | wc -l)
     raw=$(awk '$3 == "PPS" && $6 == "1" { v = $7 * 1e3; s += v; if (n == 0 || v < lo) lo = v; if (n == 0 || v > hi) hi = v; n++ }
                END { if (n) printf "%.1f / %.1f / %.1f", lo, s / n, hi }' /tmp/chrony/refclocks.log 2>/dev/null)
-    ok=1; [ "$alive" = yes ] && [ -n "$reach" ] && [ "$reach" != 0 ] && [ "$samples" -ge $((n / 2)) ] && ok=0
+    # Every pulse reaches the kernel (the assert sequence advances by n: measured 20 of 20 in every run), and chronyd
+    # accepts between half of them and all (measured 20 of 20 on an idle host, 13 of 20 on a host loaded by parallel
+    # builds, where the guest's busybox pulse loop under TCG lands pulses up to ±0.5 s off the second and chronyd's
+    # filter drops those: the count measures the host's load more than Lodestar, so the bound is the lower run's level).
+    ok=1; [ "$alive" = yes ] && [ -n "$reach" ] && [ "$reach" != 0 ] && [ $((s1 - s0)) -ge $n ] \
+        && [ "$samples" -ge $((n / 2)) ] && [ "$samples" -le $n ] && ok=0
     detail="$n pulses (assert $s0 -> $s1); chronyc sources: ${src:-none} (reach $reach); sourcestats: $(awk '$1 == "PPS"' $OUT.stats | tr -s ' '); $samples pulse samples in refclocks.log, raw offset min/mean/max ${raw:-none} ms; lodestar running: $alive"
     [ $ok = 0 ] || detail="$detail; chronyd: $(tail -5 $OUT.chronyd | tr '\n' ' ' | cut -c1-400); lodestar: $(head -c 300 $OUT.pps.err | tr '\n' ' ')"
     check pps-lodestar-chrony $ok "$detail"

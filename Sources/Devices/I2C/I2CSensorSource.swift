@@ -4,7 +4,7 @@ import Synchronization
 
 /// A live source polling one I2C motion-sensor chip (`i2c:BUS:ADDRESS` on the CLI).
 ///
-/// `run` (on the caller's thread; `LiveRunner` gives each source its own) opens the bus, identifies the chip at
+/// `run` (on the caller's thread; `LiveEventQueue` gives each source its own) opens the bus, identifies the chip at
 /// the address (or checks the requested one by its ID register), configures it and polls `read()` on a fixed
 /// schedule of `Settings.pollsPerSample` polls per sample period, stamping each batch with the monotonic clock
 /// right after the read and delivering `.motion(.magnetometerRaw / .accelerometerRaw / .gyroscopeRaw)` events.

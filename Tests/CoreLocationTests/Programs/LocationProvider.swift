@@ -74,3 +74,10 @@ final class LocationProvider: NSObject, CLLocationManagerDelegate {
         onEvent?(.failure(error))
     }
 }
+
+/// Shape: a command-line tool's main loop (CoreLocationCLI and the like wrap the run loop in an autorelease pool).
+func runMainLoop(for seconds: TimeInterval) {
+    autoreleasepool {
+        RunLoop.main.run(until: Date().addingTimeInterval(seconds))
+    }
+}

@@ -8,20 +8,6 @@ import LocationCore
 // The simulator's harder conditions: hills (pitch), a tilted and turned sensor mount and a gyroscope. Only used
 // when `Settings.tilted` or `Settings.gyroscope` is set, so the default capture keeps its level-vehicle formulas.
 
-extension SimulatedRoute {
-    /// Distance driven since the start (m): the integral of the raised-cosine speed, exact per segment.
-    func distance(at time: Double) -> Double {
-        var d = 0.0
-        for seg in segments {
-            if time <= seg.start { break }
-            let u = min(1, (time - seg.start) / seg.duration)
-            // ∫ v0 + (v1 − v0)(1 − cos πu)/2 over [0, u]·duration.
-            d += seg.duration * (seg.v0 * u + (seg.v1 - seg.v0) * (u - sin(Double.pi * u) / Double.pi) / 2)
-        }
-        return d
-    }
-}
-
 /// The vehicle's and the sensor's attitude at one instant.
 struct SimulatedAttitude {
     /// Unwrapped heading (rad, clockwise from north), pitch (rad, nose up) and their rates.
@@ -110,38 +96,5 @@ extension RouteSimulator {
         let s = a.sensor(body) + bias
         return Vector3(x: s.x + sigma * random.normal(), y: s.y + sigma * random.normal(),
                        z: s.z + sigma * random.normal())
-    }
-}
-
-/// The simulated drive's truth at any instant (for scoring per-sample outputs, which the 1 Hz `TruthSample` rows
-/// cannot do through turns).
-public struct SimulatedTruth: Sendable {
-    private let simulator: RouteSimulator
-    private let route: SimulatedRoute
-
-    public init(settings: RouteSimulator.Settings) {
-        simulator = RouteSimulator(settings: settings)
-        let d = settings.durationSeconds.isFinite ? max(0, settings.durationSeconds) : 0
-        route = SimulatedRoute(settings: settings, duration: d)
-    }
-
-    /// Seconds since the first epoch for a capture's monotonic stamp.
-    public static func seconds(monotonicNanos: Int64) -> Double {
-        Double(monotonicNanos - RouteSimulator.monotonicOrigin) / 1e9
-    }
-
-    /// True heading of the vehicle's forward axis, degrees [0, 360).
-    public func headingDegrees(atSeconds t: Double) -> Double {
-        Angle.normalizedDegrees(route.kinematics(at: t).headingDegrees)
-    }
-    public func speedMetersPerSecond(atSeconds t: Double) -> Double { route.kinematics(at: t).speed }
-    public func yawRateDegreesPerSecond(atSeconds t: Double) -> Double { route.kinematics(at: t).yawRateDegreesPerSecond }
-    public func interference(atSeconds t: Double) -> Bool { simulator.inInterference(t) }
-    public func gnssOutage(atSeconds t: Double) -> Bool { simulator.inOutage(t) }
-    /// The road's pitch (degrees, nose up).
-    public func pitchDegrees(atSeconds t: Double) -> Double {
-        let s = simulator.settings
-        guard s.hillAmplitudeDegrees != 0, s.hillWavelengthMeters > 0 else { return 0 }
-        return s.hillAmplitudeDegrees * sin(2 * Double.pi * route.distance(at: t) / s.hillWavelengthMeters)
     }
 }

@@ -1,10 +1,7 @@
 import Devices
-import TestSupport
 
 /// The simulator as an `I2CBus` (plain I2C transfers) and as an `I2CAdapter` (the raw transfers an i2c-dev adapter
-/// offers, limited by `functionalityMask`, for `I2CAdapterBus`). It lives here rather than in TestSupport because
-/// TestSupport does not depend on Devices (Package.swift); adding that dependency would let this move next to the
-/// simulator.
+/// offers, limited by `functionalityMask`, for `I2CAdapterBus`). Transfers take no real time: `wait` is recorded.
 extension I2CSimulator: I2CBus, I2CAdapter {
     public var name: String { "sim-i2c" }
 

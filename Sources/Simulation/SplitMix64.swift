@@ -1,5 +1,6 @@
-/// SplitMix64: a tiny deterministic generator for test data (the same numbers on every platform and run; no global
-/// random state in tests). One copy for every test target.
+/// SplitMix64: a tiny deterministic generator (the same numbers on every platform and run; no global random
+/// state). The one copy: it seeds the simulator's xoshiro256** streams (`SimulationRandom`) and is the tests'
+/// generator for test data (TestSupport re-exports this module).
 public struct SplitMix64: RandomNumberGenerator {
     public var state: UInt64
     public init(seed: UInt64) { state = seed }

@@ -1,4 +1,3 @@
-import TestSupport
 
 /// Register-level models of the supported chips for `I2CSimulator`, written from the datasheets independently
 /// of the drivers (literal register numbers, not the drivers' constants), so a driver that gets a register or a
@@ -7,35 +6,35 @@ import TestSupport
 /// `sample` holds the next measurement in the chip's raw units: [x, y, z] for magnetometers (register counts;
 /// BMM150: [x, y, z, rhall] ADC values; MMC5983MA: the field in 18-bit counts, 16384/G), [ax, ay, az, gx, gy, gz]
 /// for IMUs. A `tick()` is one output-data period.
-enum SimulatedChips {
-    typealias Device = I2CSimulator.Device
+public enum SimulatedChips {
+    public typealias Device = I2CSimulator.Device
 
     // MARK: helpers
 
-    static func putLE(_ d: inout Device, _ index: Int, _ value: Int32) {
+    public static func putLE(_ d: inout Device, _ index: Int, _ value: Int32) {
         let v = UInt16(bitPattern: Int16(clamping: value))
         d.set(index, UInt8(v & 0xFF)); d.set(index + 1, UInt8(v >> 8))
     }
 
-    static func putBE(_ d: inout Device, _ index: Int, _ value: Int32) {
+    public static func putBE(_ d: inout Device, _ index: Int, _ value: Int32) {
         let v = UInt16(bitPattern: Int16(clamping: value))
         d.set(index, UInt8(v >> 8)); d.set(index + 1, UInt8(v & 0xFF))
     }
 
-    static func value(_ d: Device, _ i: Int) -> Int32 { d.sample.indices.contains(i) ? d.sample[i] : 0 }
+    public static func value(_ d: Device, _ i: Int) -> Int32 { d.sample.indices.contains(i) ? d.sample[i] : 0 }
 
     // MARK: Honeywell HMC5883L / ST LSM303DLHC magnetometer
 
     /// HMC5883L: CRA 0x10, CRB 0x20, MODE 0x01 at power-on; 'H43' at 0x0A-0x0C; data X, Z, Y big-endian at
     /// 0x03; status 0x09 RDY. Single mode: a write of MD = 01 clears RDY and measures at the next tick, then the
     /// mode register goes idle (MD = 11). Continuous (MD = 00): every tick. Nonexistent registers read 0.
-    static func hmc5883l(_ sample: [Int32] = [0, 0, 0]) -> Device {
+    public static func hmc5883l(_ sample: [Int32] = [0, 0, 0]) -> Device {
         h43(name: "HMC5883L", sample: sample, power: [0x00: 0x10, 0x01: 0x20, 0x02: 0x01])
     }
 
     /// LSM303DLHC magnetometer: the HMC5883L's layout, MR_REG_M 0x03 (sleep) at power-on, 0x3C at 0x0F
     /// (what Linux st_magn checks), temperature at 0x31/0x32.
-    static func lsm303dlhcMagnetometer(_ sample: [Int32] = [0, 0, 0]) -> Device {
+    public static func lsm303dlhcMagnetometer(_ sample: [Int32] = [0, 0, 0]) -> Device {
         h43(name: "LSM303DLHC-M", sample: sample, power: [0x00: 0x10, 0x01: 0x20, 0x02: 0x03, 0x0F: 0x3C, 0x31: 0x01, 0x32: 0x40])
     }
 
@@ -70,7 +69,7 @@ enum SimulatedChips {
     /// Data X, Y, Z little-endian at 0x00; status 0x06 DRDY (0), OVL (1), DOR (2); control 1 at 0x09
     /// (MODE 01 = continuous); 0x0C reads 0x01, 0x0D 0xFF. Reading any data register clears DRDY and DOR.
     /// `state["overflow"] = 1` (or a sample outside ±32767) sets OVL and saturates.
-    static func qmc5883l(_ sample: [Int32] = [0, 0, 0]) -> Device {
+    public static func qmc5883l(_ sample: [Int32] = [0, 0, 0]) -> Device {
         var d = Device(name: "QMC5883L", registers: [0x0C: 0x01, 0x0D: 0xFF])
         d.sample = sample
         d.readOnly = Set(0x00...0x08).union([0x0C, 0x0D])
@@ -100,14 +99,14 @@ enum SimulatedChips {
     /// LIS3MDL (and the LSM9DS1 magnetometer): WHO_AM_I 0x0F = 0x3D; CTRL_REG3 0x22 = 0x03 (power-down) at
     /// power-on; continuous when MD = 00; STATUS 0x27 (ZYXOR 0x80, ZYXDA 0x08 + per-axis bits); data LE at 0x28;
     /// multi-byte transfers increment only with bit 7 of the register address; reading OUT_Z_H clears STATUS.
-    static func lis3mdl(_ sample: [Int32] = [0, 0, 0]) -> Device {
+    public static func lis3mdl(_ sample: [Int32] = [0, 0, 0]) -> Device {
         stMagnetometer(name: "LIS3MDL", power: [0x0F: 0x3D, 0x20: 0x10, 0x22: 0x03], autoIncrement: .whenRegisterMSBSet,
                        running: { $0.register(0x22) & 0x03 == 0x00 }, status: 0x27, data: 0x28, readOnly: [0x0F], sample: sample)
     }
 
     /// LIS2MDL (and the LSM303AGR magnetometer): WHO_AM_I 0x4F = 0x40; CFG_REG_A 0x60 = 0x03 (idle) at power-on,
     /// continuous when MD = 00; STATUS 0x67; data LE at 0x68; plain auto-increment (bit 7 would address 0xE7…).
-    static func lis2mdl(_ sample: [Int32] = [0, 0, 0]) -> Device {
+    public static func lis2mdl(_ sample: [Int32] = [0, 0, 0]) -> Device {
         stMagnetometer(name: "LIS2MDL", power: [0x4F: 0x40, 0x60: 0x03], autoIncrement: .always,
                        running: { $0.register(0x60) & 0x03 == 0x00 }, status: 0x67, data: 0x68, readOnly: [0x4F], sample: sample)
     }
@@ -135,7 +134,7 @@ enum SimulatedChips {
     /// LSM303AGR/LSM303DLHC accelerometer: WHO_AM_I 0x0F = 0x33; CTRL_REG1_A 0x20 = 0x07 (ODR 0: power-down)
     /// at power-on; STATUS 0x27; data LE, 12-bit left-justified in high-resolution mode, at 0x28; bit 7
     /// auto-increment. `sample` in 12-bit counts.
-    static func lsm303Accelerometer(_ sample: [Int32] = [0, 0, 0]) -> Device {
+    public static func lsm303Accelerometer(_ sample: [Int32] = [0, 0, 0]) -> Device {
         var d = Device(name: "LSM303-A", registers: [0x0F: 0x33, 0x20: 0x07], autoIncrement: .whenRegisterMSBSet)
         d.sample = sample
         d.readOnly = Set([0x0F]).union(Set(0x27...0x2D))
@@ -157,7 +156,7 @@ enum SimulatedChips {
     /// the gyroscope (and the accelerometer with it) runs when ODR_G (CTRL_REG1_G 0x10, bits 7:5) is not 0;
     /// STATUS 0x17: GDA (1), XLDA (0); gyro LE at 0x18, accel LE at 0x28; reading OUT_Z_H_G / OUT_Z_H_XL clears
     /// GDA / XLDA. Auto-increment follows IF_ADD_INC.
-    static func lsm9ds1AccelGyro(_ sample: [Int32] = [0, 0, 0, 0, 0, 0]) -> Device {
+    public static func lsm9ds1AccelGyro(_ sample: [Int32] = [0, 0, 0, 0, 0, 0]) -> Device {
         var d = Device(name: "LSM9DS1-AG", registers: [0x0F: 0x68, 0x22: 0x04])
         d.sample = sample
         d.readOnly = Set([0x0F]).union(Set(0x17...0x1D)).union(Set(0x27...0x2D))
@@ -186,7 +185,7 @@ enum SimulatedChips {
     /// MPU-9250: WHO_AM_I 0x75 = 0x71, PWR_MGMT_1 0x6B = 0x01 at power-on; H_RESET (0x80) resets every register;
     /// INT_STATUS 0x3A bit 0 sets each tick while INT_ENABLE 0x38 bit 0 is set and clears when read;
     /// ACCEL (0x3B), TEMP, GYRO (0x43) big-endian.
-    static func mpu9250(_ sample: [Int32] = [0, 0, 0, 0, 0, 0], whoAmI: UInt8 = 0x71) -> Device {
+    public static func mpu9250(_ sample: [Int32] = [0, 0, 0, 0, 0, 0], whoAmI: UInt8 = 0x71) -> Device {
         var d = Device(name: "MPU-9250", registers: [0x75: whoAmI, 0x6B: 0x01])
         d.sample = sample
         d.readOnly = Set(0x3A...0x48).union([0x75])
@@ -214,7 +213,7 @@ enum SimulatedChips {
     /// CNTL1 0x0A: a change between two non-power-down modes is ignored (the datasheet requires power-down
     /// first); ASA 0x10-0x12 read 0 outside fuse-ROM mode (0x0F). Continuous modes 0x02/0x06 measure each tick.
     /// `state["hofl"] = 1` flags the next measurements as overflowed.
-    static func ak8963(_ sample: [Int32] = [0, 0, 0], asa: [UInt8] = [128, 128, 128], host: UInt16 = 0x68) -> Device {
+    public static func ak8963(_ sample: [Int32] = [0, 0, 0], asa: [UInt8] = [128, 128, 128], host: UInt16 = 0x68) -> Device {
         var registers: [Int: UInt8] = [0x00: 0x48, 0x01: 0x9A]
         for (i, v) in asa.prefix(3).enumerated() { registers[0x10 + i] = v }
         var d = Device(name: "AK8963", registers: registers)
@@ -246,7 +245,7 @@ enum SimulatedChips {
     /// ICM-20948: four banks selected by REG_BANK_SEL 0x7F (bits 5:4); bank 0 WHO_AM_I 0x00 = 0xEA,
     /// PWR_MGMT_1 0x06 = 0x41 (asleep) at power-on, DEVICE_RESET (0x80) resets everything; while awake, each tick
     /// writes ACCEL (0x2D) and GYRO (0x33) big-endian and sets INT_STATUS_1 0x1A bit 0 if INT_ENABLE_1 0x11 bit 0.
-    static func icm20948(_ sample: [Int32] = [0, 0, 0, 0, 0, 0]) -> Device {
+    public static func icm20948(_ sample: [Int32] = [0, 0, 0, 0, 0, 0]) -> Device {
         var d = Device(name: "ICM-20948", registers: [0x00: 0xEA, 0x06: 0x41], banks: 4)
         d.bankSelect = (0x7F, { Int(($0 >> 4) & 0x03) })
         d.sample = sample
@@ -273,7 +272,7 @@ enum SimulatedChips {
     /// AK09916 (visible while the ICM-20948's bank-0 INT_PIN_CFG 0x0F has BYPASS_EN): WIA1 0x48, WIA2 0x09;
     /// ST1 0x10; data LE at 0x11; TMPS 0x17; ST2 0x18 (HOFL 0x08), reading it clears ST1; CNTL2 0x31 with the
     /// power-down-first rule; continuous modes 2/4/6/8 measure each tick.
-    static func ak09916(_ sample: [Int32] = [0, 0, 0], host: UInt16 = 0x68) -> Device {
+    public static func ak09916(_ sample: [Int32] = [0, 0, 0], host: UInt16 = 0x68) -> Device {
         var d = Device(name: "AK09916", registers: [0x00: 0x48, 0x01: 0x09])
         d.sample = sample
         d.readOnly = Set(0x00...0x18)
@@ -302,7 +301,7 @@ enum SimulatedChips {
     /// CHIP_ID 0x40 = 0x32; trim bytes at 0x5D-0x71; OP_MODE 0x4C = 0x06 (sleep), normal mode (opmode 00)
     /// measures each tick: X/Y 13-bit (<< 3), Z 15-bit (<< 1), RHALL 14-bit (<< 2) | DRDY, little-endian from
     /// 0x42; reading 0x49 (the end of the data burst) clears DRDY. `sample` = [x, y, z, rhall] ADC values.
-    static func bmm150(_ sample: [Int32] = [0, 0, 0, 6000], trim: [UInt8] = Array(repeating: 0, count: 21)) -> Device {
+    public static func bmm150(_ sample: [Int32] = [0, 0, 0, 6000], trim: [UInt8] = Array(repeating: 0, count: 21)) -> Device {
         var registers: [Int: UInt8] = [0x40: 0x32, 0x4C: 0x06]
         for (i, v) in trim.prefix(21).enumerated() { registers[0x5D + i] = v }
         var d = Device(name: "BMM150", registers: registers)
@@ -333,7 +332,7 @@ enum SimulatedChips {
     /// Meas_M_Done (status 0x08 bit 0) and measures at the next tick: output = 131072 + polarity × field + offset,
     /// clamped to 18 bits, as Xout0 = [17:10], Xout1 = [9:2], XYZout2 = X[1:0] Y[1:0] Z[1:0] 0 0.
     /// SW_RST (control 1 bit 7) resets. `sample` = field in 18-bit counts; `state["offsetX/Y/Z"]` the bridge offset.
-    static func mmc5983ma(_ field: [Int32] = [0, 0, 0], offset: [Int] = [0, 0, 0]) -> Device {
+    public static func mmc5983ma(_ field: [Int32] = [0, 0, 0], offset: [Int] = [0, 0, 0]) -> Device {
         var d = Device(name: "MMC5983MA", registers: [0x2F: 0x30, 0x08: 0x10])
         d.sample = field
         d.state = ["offsetX": offset[0], "offsetY": offset[1], "offsetZ": offset[2]]
