@@ -144,7 +144,6 @@ public final class GPSDSource: LiveSource {
             let code = errno
             if n > 0 {
                 let stamp = clinux_monotonic_ns()
-                let utc = Timestamp(nanosecondsSince1970: clinux_realtime_ns())
                 let line = UnsafeRawBufferPointer(start: message, count: strlen(message))
                 guard let payload = payload(line: line, data: data) else { continue }
                 lastDataNanos = stamp
@@ -153,7 +152,7 @@ public final class GPSDSource: LiveSource {
                     tracker.flowing("\(endpoint) (\(mode.rawValue))")
                     backoff.reset()
                 }
-                let event = SensorEvent(monotonicNanos: stamp, utc: utc, sourceID: sourceID, payload: payload)
+                let event = SensorEvent(monotonicNanos: stamp, sourceID: sourceID, payload: payload)
                 if case .fix(let f) = payload {
                     if case .fix(let held)? = pending?.payload, held.location.time != f.location.time { deliverPending() }
                     pending = event

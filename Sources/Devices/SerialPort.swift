@@ -8,16 +8,15 @@ import LocationCore
 import NMEA
 import Synchronization
 
-/// Bytes as one `read()` returned them, stamped the moment it returned.
+/// Bytes as one `read()` returned them, stamped the moment it returned (monotonic clock only: the session's
+/// `LiveEventQueue` derives the UTC from its clock pairing, the one place a live receive time is stamped).
 public struct SerialChunk: Sendable, Hashable {
     public var bytes: [UInt8]
     /// `clinux_monotonic_ns()` right after the read returned.
     public var monotonicNanos: Int64
-    /// Wall-clock time at the same moment (CLOCK_REALTIME), ns since 1970.
-    public var utcNanos: Int64
 
-    public init(bytes: [UInt8], monotonicNanos: Int64, utcNanos: Int64) {
-        self.bytes = bytes; self.monotonicNanos = monotonicNanos; self.utcNanos = utcNanos
+    public init(bytes: [UInt8], monotonicNanos: Int64) {
+        self.bytes = bytes; self.monotonicNanos = monotonicNanos
     }
 }
 
@@ -114,7 +113,7 @@ public final class SerialPort: Sendable {
                 monotonic = clinux_monotonic_ns()
                 if n > 0 { bytes = Array(scratch[..<n]) }
             }
-            if n > 0 { return .chunk(SerialChunk(bytes: bytes, monotonicNanos: monotonic, utcNanos: clinux_realtime_ns())) }
+            if n > 0 { return .chunk(SerialChunk(bytes: bytes, monotonicNanos: monotonic)) }
             if n == 0 { return .hungUp }
             if n == -Int(EAGAIN) { return .timedOut } // readable but drained meanwhile
             throw SystemError("read", path: path, result: n)

@@ -10,7 +10,7 @@ import UBX
 
 /// A GNSS receiver on a serial line. `run` opens the port (exclusive, raw), sets or finds the rate, and delivers
 /// `SensorEvent(.nmea(bytes))` per read exactly as the bytes arrived (no line splitting: the pipeline frames),
-/// stamped with the monotonic and wall clocks on receipt.
+/// stamped with the monotonic clock on receipt (the live event queue derives the UTC from the session's clock).
 ///
 /// Status events, in order: `starting`; `available` at the first checksum-valid sentence; `unavailable` when the
 /// device hangs up (unplugged USB receiver: EIO/EOF/POLLHUP), vanishes (ENOENT), is held by another process
@@ -137,9 +137,10 @@ public final class SerialSource: LiveSource {
         let framer = MixedStreamFramer()
         var lastValidNanos = clinux_monotonic_ns()
         var silenceReported = false
-        func deliver(_ chunk: SerialChunk) {
-            var valid = false
-            framer.feed(chunk.bytes) { _ in valid = true }
+        /// `locked`: bytes autobaud already framed and locked on (valid; not framed a second time here).
+        func deliver(_ chunk: SerialChunk, locked: Bool) {
+            var valid = locked
+            if !locked { framer.feed(chunk.bytes) { _ in valid = true } }
             if valid {
                 lastValidNanos = chunk.monotonicNanos
                 silenceReported = false
@@ -148,16 +149,15 @@ public final class SerialSource: LiveSource {
                     backoff.reset()
                 }
             }
-            sink.deliver(SensorEvent(monotonicNanos: chunk.monotonicNanos, utc: Timestamp(nanosecondsSince1970: chunk.utcNanos),
-                                     sourceID: sourceID, payload: .nmea(chunk.bytes)))
+            sink.deliver(SensorEvent(monotonicNanos: chunk.monotonicNanos, sourceID: sourceID, payload: .nmea(chunk.bytes)))
         }
-        for chunk in pending { deliver(chunk) }
+        for chunk in pending { deliver(chunk, locked: true) }
 
         // The port is open: configure the receiver (every reopen, so a replugged receiver gets the settings again),
         // then let other writers (NTRIP corrections) in.
         writer.withLock { writerPort in
             if let wanted = settings.receiver, !wanted.isEmpty, !isStopping {
-                configure(wanted, port: port, tracker: tracker, deliver: deliver)
+                configure(wanted, port: port, tracker: tracker, deliver: { deliver($0, locked: false) })
                 if let rate = try? port.baudRate(), rate != lockedBaud.load(ordering: .relaxed) {
                     lockedBaud.store(rate, ordering: .relaxed)
                     rateText = "\(path) at \(rate) baud"
@@ -174,7 +174,7 @@ public final class SerialSource: LiveSource {
             }
             switch result {
             case .chunk(let chunk):
-                deliver(chunk)
+                deliver(chunk, locked: false)
             case .hungUp:
                 tracker.problem(.unavailable, "\(path): device hung up (unplugged?)")
                 return

@@ -32,6 +32,16 @@ public enum OutputFormat: String, CaseIterable, Sendable {
 }
 
 /// Turns output events into bytes of one line (or a few NMEA sentences).
+extension OutputEvent {
+    /// The one rule for raw fixes: while location services filter the fixes (an update policy or deferral,
+    /// `LocationServicesStage.filtersFixes`), the raw fix stream is replaced by the fixes the services deliver
+    /// (`service` events), so every output (encoder, network, MQTT, second formats) leaves raw `fix` events out.
+    public func isReplacedByServices(filtersFixes: Bool) -> Bool {
+        if filtersFixes, case .fix = self { return true }
+        return false
+    }
+}
+
 public protocol OutputEncoder {
     /// Appends the encoding of `event` to `out` (nothing for events the format has no form for).
     mutating func encode(_ event: OutputEvent, into out: inout ByteBuffer)

@@ -29,16 +29,16 @@ public final class OutputEventHandler: OutputEventConsumer {
 public final class EncodingConsumer: OutputEventConsumer {
     private var encoder: any OutputEncoder
     private var buffer = ByteBuffer(capacity: 1 << 12)
-    private let skipsRawFixes: Bool
+    private let filtersFixes: Bool
     public private(set) var bytes: [UInt8] = []
-    /// `skipsRawFixes`: location services filter the fixes (an update policy), as `Pipeline` does for its encoder.
+    /// `filtersFixes`: location services filter the fixes (`OutputEvent.isReplacedByServices`).
     /// `device`: gpsd JSON's device name (the session's receiver device, as `run` and `replay` use).
-    public init(_ format: OutputFormat, skipsRawFixes: Bool = false, device: String? = nil) {
+    public init(_ format: OutputFormat, filtersFixes: Bool = false, device: String? = nil) {
         encoder = makeEncoder(format, device: device)
-        self.skipsRawFixes = skipsRawFixes
+        self.filtersFixes = filtersFixes
     }
     public func consume(_ event: OutputEvent) {
-        if skipsRawFixes, case .fix = event { return }
+        if event.isReplacedByServices(filtersFixes: filtersFixes) { return }
         encoder.encode(event, into: &buffer)
         buffer.withBytes { bytes += $0 }
         buffer.removeAll()

@@ -14,8 +14,8 @@ enum SmoothingBenchmark {
         let data = load(path)
         // The receiver's fixes as parsed.
         var settings = Pipeline.Settings()
-        settings.smoothing = nil
-        settings.heading = nil
+        settings.smoothing.smoothing = nil
+        settings.heading.heading = nil
         let parse = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
         var fixes: [Location] = []
         parse.observer = { if case .fix(let l) = $0, l.latitudeDegrees != nil { fixes.append(l) } }
@@ -49,8 +49,8 @@ enum SmoothingBenchmark {
             var best = Double.infinity
             for _ in 0..<5 {
                 var st = Pipeline.Settings()
-                st.heading = nil
-                if !smoothing { st.smoothing = nil }
+                st.heading.heading = nil
+                if !smoothing { st.smoothing.smoothing = nil }
                 let sink = NullSink()
                 let p = Pipeline(settings: st, encoder: LodestarJSONEncoder(), sinks: [sink])
                 let t0 = now()

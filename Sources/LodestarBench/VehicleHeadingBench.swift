@@ -26,7 +26,7 @@ enum VehicleHeadingBenchmark {
             try writer.close()
             let reader = try LodestarCaptureReader(path: path)
             var ps = Pipeline.Settings()
-            ps.heading = nil; ps.smoothing = nil; ps.emitSky = false
+            ps.heading.heading = nil; ps.smoothing.smoothing = nil; ps.nmea.emitSky = false
             let pipeline = Pipeline(settings: ps, encoder: LodestarJSONEncoder(), sinks: [])
             var fixes: [Location] = []
             pipeline.observer = { if case .fix(let l) = $0 { fixes.append(l) } }

@@ -82,8 +82,8 @@ enum Evaluation {
             return (rows, calibration, 0)
         case .pipeline:
             var pipelineSettings = Pipeline.Settings()
-            pipelineSettings.heading = settings
-            pipelineSettings.smoothing = nil
+            pipelineSettings.heading.heading = settings
+            pipelineSettings.smoothing.smoothing = nil
             let pipeline = Pipeline(settings: pipelineSettings, encoder: NoEncoding(), sinks: [])
             pipeline.observer = { event in
                 switch event {

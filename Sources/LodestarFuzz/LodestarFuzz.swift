@@ -54,9 +54,9 @@ enum Harness: String, CaseIterable {
 func fuzzPipeline(_ data: UnsafeBufferPointer<UInt8>) {
     for lenient in [false, true] {
         var settings = Pipeline.Settings()
-        settings.framer = NMEAFramer.Options(acceptMissingChecksum: lenient)
-        settings.passthrough = true
-        settings.referenceDate = CivilDate(year: 2024, month: 6, day: 1)
+        settings.nmea.framer = NMEAFramer.Options(acceptMissingChecksum: lenient)
+        settings.nmea.passthrough = true
+        settings.nmea.referenceDate = CivilDate(year: 2024, month: 6, day: 1)
         for format in OutputFormat.allCases {
             let p = Pipeline(settings: settings, encoder: makeEncoder(format), sinks: [DiscardSink()])
             p.feedNMEA(data)
@@ -77,7 +77,7 @@ func drain(_ reader: any CaptureReader, throughPipeline: Bool) {
     var p: Pipeline?
     if throughPipeline {
         var settings = Pipeline.Settings()
-        settings.referenceDate = CivilDate(year: 2024, month: 6, day: 1)
+        settings.nmea.referenceDate = CivilDate(year: 2024, month: 6, day: 1)
         p = Pipeline(settings: settings, encoder: makeEncoder(.json), sinks: [DiscardSink()])
     }
     var events = 0
@@ -128,7 +128,7 @@ func fuzzUBX(_ data: UnsafeBufferPointer<UInt8>) {
     let odd = run(7)
     if whole.0 != odd.0 || whole.1 != odd.1 { fatalError("mixed framer: chunking changed the result") }
     var settings = Pipeline.Settings()
-    settings.referenceDate = CivilDate(year: 2024, month: 6, day: 1)
+    settings.nmea.referenceDate = CivilDate(year: 2024, month: 6, day: 1)
     let p = Pipeline(settings: settings, encoder: makeEncoder(.json), sinks: [DiscardSink()])
     p.process(SensorEvent(payload: .nmea(Array(data))))
     p.finish()

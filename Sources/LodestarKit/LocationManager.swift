@@ -275,9 +275,10 @@ public final class LocationManager: Sendable {
     static func runSession(source: LocationSource, settings: Pipeline.Settings, stop: @escaping () -> Bool,
                            emit: @escaping (OutputEvent) -> Void) -> LocationError? {
         let clock = ClockPairing.now()
-        // An explicit `settings.referenceDate` is the caller's; the capture's own date wins (ReferenceDate.resolve).
-        var configuration = SessionConfiguration()
-        configuration.referenceDate = settings.referenceDate
+        var builder = SessionBuilder()
+        builder.settings = settings
+        // An explicit `settings.nmea.referenceDate` is the caller's; the capture's own date wins (ReferenceDate.resolve).
+        builder.configuration.referenceDate = settings.nmea.referenceDate
         switch source {
         case .replay(let path, let speed):
             let reader: any CaptureReader
@@ -285,10 +286,8 @@ public final class LocationManager: Sendable {
                 if case .permissionDenied = error { return .denied(error.description) }
                 return .sourceFailure(error.description)
             }
-            let session = SessionRunner(settings: settings, configuration: configuration, today: clock.date,
-                                        encoder: LodestarJSONEncoder(), sinks: [])
-            session.speed = speed
-            session.consumers = [OutputEventHandler(emit)]
+            builder.consumers = [OutputEventHandler(emit)]
+            let session = builder.replay(today: clock.date, speed: speed)
             do { try session.run(.capture(reader), shouldStop: stop) } catch { return .sourceFailure(error.description) }
             return nil
         case .service(let path):
@@ -301,17 +300,14 @@ public final class LocationManager: Sendable {
                 }
             }
             let queue = LiveEventQueue(sources: sources, clock: clock)
-            var s = settings
-            s.flushEveryEvent = true
-            let live = SessionConfiguration.live(sourceNames: sources.map(\.name), mounting: nil, lenient: false,
-                                                 calibration: nil, clock: clock)
-            let session = SessionRunner(settings: s, configuration: live, today: clock.date,
-                                        encoder: LodestarJSONEncoder(), sinks: [])
             var denied: String?
-            session.consumers = [OutputEventHandler { e in
+            builder.configuration = SessionConfiguration()
+            builder.consumers = [OutputEventHandler { e in
                 if case .status(let st) = e, st.state == .denied { denied = "\(st.source): \(st.message ?? "permission denied")" }
                 emit(e)
             }]
+            let session: SessionRunner
+            do { session = try builder.live(queue: queue) } catch { return .sourceFailure(error.description) }
             do { try session.run(.live(queue), shouldStop: { stop() || denied != nil }) } catch {
                 return .sourceFailure(error.description)
             }

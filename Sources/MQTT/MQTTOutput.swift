@@ -37,7 +37,8 @@ public struct MQTTTopics: Sendable, Hashable {
 public final class MQTTOutput {
     public let topics: MQTTTopics
     public let publisher: MQTTPublisher
-    /// True when the services stage replaces the fix stream (update policy / deferral): publish the delivered fixes.
+    /// True when the services stage replaces the fix stream (update policy / deferral,
+    /// `OutputEvent.isReplacedByServices`): publish the delivered fixes instead.
     public var filtersFixes = false
     public private(set) var published = 0
 
@@ -49,7 +50,7 @@ public final class MQTTOutput {
     public func consume(_ event: OutputEvent) {
         switch event {
         case .fix(let l):
-            if !filtersFixes { publishFix(l) }
+            if !event.isReplacedByServices(filtersFixes: filtersFixes) { publishFix(l) }
         case .service(let s):
             switch s {
             case .location(let u): if filtersFixes { publishFix(u.location ?? Self.noFix(u.time)) }

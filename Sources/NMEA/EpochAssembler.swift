@@ -80,12 +80,9 @@ public struct EpochAssembler: Sendable {
     /// The most recent resolved UTC date (for consumers that need one without a fix).
     public var currentDate: CivilDate? { date }
 
-    /// When the sentence about to be added started arriving (system clock); becomes the fix's `receiveTime` when
-    /// the sentence opens a new cycle. Set by the pipeline before `add`.
-    public var sentenceReceiveTime: Timestamp?
-
-    /// Feeds one sentence; `emit` receives zero or more outputs.
-    public mutating func add(_ parsed: ParsedSentence, _ emit: (EpochOutput) -> Void) {
+    /// Feeds one sentence; `emit` receives zero or more outputs. `receiveTime`: when the sentence started arriving
+    /// (nil for a log without receive times); it becomes the fix's `receiveTime` when the sentence opens a new cycle.
+    public mutating func add(_ parsed: ParsedSentence, receiveTime: Timestamp? = nil, _ emit: (EpochOutput) -> Void) {
         guard let talker = parsed.talker else { return } // proprietary: not part of a fix
         let time: NMEATime?
         var positional = false
@@ -107,10 +104,10 @@ public struct EpochAssembler: Sendable {
                 flush(emit)  // after an early end-of-cycle emission this holds only late sky data
                 emittedCurrent = false
                 cycleTime = t
-                cycle.location.receiveTime = sentenceReceiveTime
+                cycle.location.receiveTime = receiveTime
             } else if cycleTime == nil {
                 cycleTime = t
-                cycle.location.receiveTime = sentenceReceiveTime
+                cycle.location.receiveTime = receiveTime
             } else if emittedCurrent && positional {
                 // A position for an already-emitted time: the learned end of cycle was wrong. Relearn, and
                 // continue the emitted cycle so the next emission is complete rather than a partial duplicate.

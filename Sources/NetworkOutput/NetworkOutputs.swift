@@ -23,15 +23,15 @@ public final class NetworkOutputs: OutputEventConsumer {
     }
 
     public var isEmpty: Bool { gpsd == nil && nmea == nil && udp == nil && chrony == nil && events == nil }
-    /// Raw `fix` events are not sent (an update policy delivers the fixes as `service` events instead).
-    public var skipsRawFixes = false
+    /// Location services filter the fixes: raw `fix` events are not sent (`OutputEvent.isReplacedByServices`).
+    public var filtersFixes = false
     /// Unpaced replay: every 16 events, wait (≤ 1 s) for clients that have a quarter of their queue waiting.
     public var pacesWithClients = false
     private var sinceWait = 0
 
     /// `OutputEventConsumer`: every event of the session, on the pipeline's thread.
     public func consume(_ event: OutputEvent) {
-        if case .fix = event, skipsRawFixes { return }
+        if event.isReplacedByServices(filtersFixes: filtersFixes) { return }
         publish(event)
         if pacesWithClients {
             sinceWait += 1

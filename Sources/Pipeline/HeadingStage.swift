@@ -120,21 +120,23 @@ public final class HeadingStage {
         return out
     }
 
-    /// A receiver fix as parsed (before smoothing: the vehicle estimator uses the receiver's own course and speed).
-    /// Returns a heading when the receiver's own (dual-antenna) heading is the heading: no magnetometer.
-    public func receiverFix(_ l: Location, monotonicNanos: Int64?) -> HeadingReport? {
-        guard let report = vehicle?.fix(l, monotonicNanos: monotonicNanos).report else { return nil }
-        lastHeading = report
-        headingsEmitted += 1
+    /// One fix, handed over once: `parsed` is the receiver's fix as parsed (nil for a dead-reckoned fix; the
+    /// vehicle estimator uses the receiver's own course and speed), `output` the fix as the pipeline outputs it (nil
+    /// when none is output; its position sets the magnetic model for true north and the background calibration's
+    /// expected field strength). Returns a heading when the receiver's own (dual-antenna) heading is the heading:
+    /// no magnetometer.
+    public func fix(parsed: Location?, output: Location?, monotonicNanos: Int64?) -> HeadingReport? {
+        var report: HeadingReport?
+        if let parsed, let r = vehicle?.fix(parsed, monotonicNanos: monotonicNanos).report {
+            lastHeading = r
+            headingsEmitted += 1
+            report = r
+        }
+        if let l = output, heading != nil, l.latitudeDegrees != nil, l.mode == .twoD || l.mode == .threeD {
+            heading?.update(location: l)
+            if let f = heading?.fieldElements { refiner?.referenceFieldMicrotesla = f.totalNanotesla / 1000 }
+        }
         return report
-    }
-
-    /// A fix as output: its position sets the magnetic model for true north and the background calibration's
-    /// expected field strength.
-    public func location(_ l: Location) {
-        guard heading != nil, l.latitudeDegrees != nil, l.mode == .twoD || l.mode == .threeD else { return }
-        heading?.update(location: l)
-        if let f = heading?.fieldElements { refiner?.referenceFieldMicrotesla = f.totalNanotesla / 1000 }
     }
 
     /// A heading source went down: the last valid heading, now reported invalid (accuracy −1, Core Location's

@@ -55,6 +55,9 @@ public final class NMEAStage {
         /// Receive time of the current chunk and of the chunk where the unfinished sentence began.
         var chunkUTC: Timestamp?
         var partialStartUTC: Timestamp?
+        /// Receive times of the last sentence and the last UBX message handed on (`finish` reuses them).
+        var lastSentenceUTC: Timestamp?
+        var lastMessageUTC: Timestamp?
         init(settings: Settings) {
             framer = MixedStreamFramer(options: MixedStreamFramer.Options(nmea: settings.framer))
             assembler = EpochAssembler(settings: settings.epoch, referenceDate: settings.referenceDate)
@@ -96,19 +99,21 @@ public final class NMEAStage {
         s.framer.feed(bytes) { frame in
             switch frame {
             case .nmea(let framed):
-                s.assembler.sentenceReceiveTime = completed == 0 && startedEarlier ? s.partialStartUTC : s.chunkUTC
+                let receiveTime = completed == 0 && startedEarlier ? s.partialStartUTC : s.chunkUTC
+                s.lastSentenceUTC = receiveTime
                 completed += 1
                 guard let parsed = s.parser.parse(framed) else { return }
                 switch parsed.sentence {
                 case .proprietary, .unsupported:
                     if passthrough { out(.sentence(Array(framed.bytes) + [0x0D, 0x0A])) }
                 default:
-                    s.assembler.add(parsed) { self.handNMEA($0, s, out) }
+                    s.assembler.add(parsed, receiveTime: receiveTime) { self.handNMEA($0, s, out) }
                 }
             case .ubx(let f):
-                s.ubx.messageReceiveTime = completed == 0 && startedEarlier ? s.partialStartUTC : s.chunkUTC
+                let receiveTime = completed == 0 && startedEarlier ? s.partialStartUTC : s.chunkUTC
+                s.lastMessageUTC = receiveTime
                 completed += 1
-                self.decode(f, s, out)
+                self.decode(f, receiveTime: receiveTime, s, out)
             case .rtcm3(let f):
                 completed += 1
                 out(.rtcm3(Array(f.bytes)))
@@ -119,8 +124,8 @@ public final class NMEAStage {
         }
     }
 
-    private func decode(_ f: UBXFrame, _ s: Stream, _ out: (Output) -> Void) {
-        switch s.ubx.add(frame: f, { self.handUBX($0, out) }) {
+    private func decode(_ f: UBXFrame, receiveTime: Timestamp?, _ s: Stream, _ out: (Output) -> Void) {
+        switch s.ubx.add(frame: f, receiveTime: receiveTime, { self.handUBX($0, out) }) {
         case .decoded: break
         case .unknown: s.framer.countUnknownMessage()
         case .malformed: s.framer.countMalformedMessage()
@@ -158,8 +163,10 @@ public final class NMEAStage {
             s.framer.finish { frame in
                 switch frame {
                 case .nmea(let framed):
-                    if let parsed = s.parser.parse(framed) { s.assembler.add(parsed) { self.handNMEA($0, s, out) } }
-                case .ubx(let f): self.decode(f, s, out)
+                    if let parsed = s.parser.parse(framed) {
+                        s.assembler.add(parsed, receiveTime: s.lastSentenceUTC) { self.handNMEA($0, s, out) }
+                    }
+                case .ubx(let f): self.decode(f, receiveTime: s.lastMessageUTC, s, out)
                 case .rtcm3(let f): out(.rtcm3(Array(f.bytes)))
                 }
             }

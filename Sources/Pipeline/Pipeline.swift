@@ -15,85 +15,31 @@ import UBX
 /// `HeadingStage` (compass, background calibration, vehicle heading) → `AvailabilityStage` (status → session
 /// availability) → `PlacemarkStage` → `LocationServicesStage` (regions, visits, update policy) → `OutputStage`
 /// (encoder, buffer, sinks). Stages do not call each other: the pipeline hands each one's output to the next, so
-/// adding a stage or an output touches no other stage. `Settings` is the session's flat view; each stage gets its
-/// own part (`nmeaSettings`, `smoothingSettings`, …).
+/// adding a stage or an output touches no other stage. `Settings` is made of the stages' own settings; each stage gets
+/// its part (`settings.nmea`, `settings.smoothing`, …).
 public final class Pipeline {
+    /// The session's settings: each stage's own `Settings` (the only copy of every field), plus the two rules the
+    /// pipeline itself applies (which external fixes count as receiver fixes).
     public struct Settings: Sendable {
-        public var framer = NMEAFramer.Options.default
-        public var epoch = EpochAssembler.Settings.default
-        /// Reference date for 2-digit years / rollover (from the capture header, or the CLI's system clock).
-        public var referenceDate: CivilDate?
-        /// Emit sky events.
-        public var emitSky = true
-        /// Pass proprietary and unsupported sentences through as `sentence` events.
-        public var passthrough = false
+        /// Bytes → sentences → epochs: framing, epoch assembly, reference date, sky, passthrough.
+        public var nmea = NMEAStage.Settings()
+        /// Motion-aided smoothing, dead reckoning, pause (`smoothing.smoothing` nil: fixes are output as parsed).
+        public var smoothing = SmoothingStage.Settings()
+        /// Compass, calibration, vehicle heading (`heading.heading` nil: motion samples are ignored).
+        public var heading = HeadingStage.Settings()
+        /// Which live sources feed the heading and the location (their statuses decide availability).
+        public var availability = AvailabilityStage.Settings()
+        /// Attaches a placemark to each fix with a position (`--placemark`).
+        public var placemark = PlacemarkStage.Settings()
+        /// Flushing (after every event live, in blocks in a replay).
+        public var output = OutputStage.Settings()
         /// Emit fixes from external engines (GnssLogger Fix rows) when the source has no NMEA.
         public var useExternalFixes = true
         /// Which external providers count as receiver fixes. Android's FLP (Google's fused output) and NLP
         /// (network) are results of other engines, not measurements, so only the chipset's GPS fixes are used.
         public var externalFixProviders: Set<String> = ["GPS", "gps"]
-        /// Flush encoded output to the sinks after every event (live) instead of in large blocks (replay).
-        public var flushEveryEvent = false
-        /// Heading from motion samples (nil: motion samples are ignored).
-        public var heading: HeadingEstimator.Settings? = .default
-        public var calibration: MagnetometerCalibration = .identity
-        /// A fixed position for the true-north correction until (and unless) a fix arrives.
-        public var configuredLocation: Location?
-        /// Keep refining the magnetometer calibration from normal operation (`BackgroundRefiner`: adopts a new
-        /// calibration only with good coverage, a lower residual, a plausible field strength and a plausible change).
-        public var backgroundCalibration = true
-        /// Names of live sources that feed the heading (their `unavailable` makes the heading invalid) and of
-        /// GNSS sources (for `locationServicesEnabled`).
-        public var headingSourceNames: Set<String> = []
-        public var locationSourceNames: Set<String> = []
-        /// Motion-aided position smoothing (nil: fixes are output as parsed). See docs/smoothing.md.
-        public var smoothing: PositionSmoother.Settings? = .default
-        /// Core Location's pausesLocationUpdatesAutomatically: while stationary, only the first stationary fix is
-        /// output; updates resume with the first moving fix.
-        public var pauseWhenStationary = false
-        /// During a GNSS outage with inertial data flowing, a dead-reckoned fix is emitted at this interval, s.
-        public var deadReckoningIntervalSeconds = 1.0
-        /// Attaches a placemark to each fix with a position (`--placemark`; the provider decides when to recompute).
-        public var placemarkProvider: (@Sendable (Location) -> PlacemarkSummary?)?
-        /// Which heading estimator reports (docs/heading.md): `automatic` switches to the vehicle estimator
-        /// (calibration in motion, GNSS course, gyroscope) once a fix shows vehicle speed.
-        public var platform: VehicleHeadingStage.Platform = .automatic
-        public var vehicleHeading = VehicleHeadingEstimator.Settings.default
-        /// A calibration learned in motion by an earlier session (`--calibration-state`): the vehicle heading
-        /// starts calibrated.
-        public var vehicleCalibrationState: VehicleCalibrationState?
-        /// Called when the vehicle estimator adopts or refines its calibration (`--calibration-state` persists it).
-        public var vehicleCalibrationChanged: (@Sendable (VehicleCalibrationState) -> Void)?
         public init() {}
         public static let `default` = Settings()
-
-        public var nmeaSettings: NMEAStage.Settings {
-            var s = NMEAStage.Settings()
-            s.framer = framer; s.epoch = epoch; s.referenceDate = referenceDate; s.emitSky = emitSky
-            s.passthrough = passthrough
-            return s
-        }
-        public var smoothingSettings: SmoothingStage.Settings {
-            var s = SmoothingStage.Settings()
-            s.smoothing = smoothing; s.pauseWhenStationary = pauseWhenStationary
-            s.deadReckoningIntervalSeconds = deadReckoningIntervalSeconds
-            return s
-        }
-        public var headingSettings: HeadingStage.Settings {
-            var s = HeadingStage.Settings()
-            s.heading = heading; s.calibration = calibration; s.configuredLocation = configuredLocation
-            s.backgroundCalibration = backgroundCalibration; s.platform = platform; s.vehicleHeading = vehicleHeading
-            s.vehicleCalibrationState = vehicleCalibrationState; s.vehicleCalibrationChanged = vehicleCalibrationChanged
-            return s
-        }
-        public var availabilitySettings: AvailabilityStage.Settings {
-            AvailabilityStage.Settings(headingSourceNames: headingSourceNames, locationSourceNames: locationSourceNames)
-        }
-        public var outputSettings: OutputStage.Settings {
-            var s = OutputStage.Settings()
-            s.flushEveryEvent = flushEveryEvent
-            return s
-        }
     }
 
     public let settings: Settings
@@ -114,7 +60,8 @@ public final class Pipeline {
     private var currentUTC: Timestamp?
     /// The receiver's integrity as last announced (status events only when jamming, spoofing or antenna change).
     private var announcedIntegrity = ReceiverIntegrity()
-    private var emitAfterStatus: [OutputEvent] = []
+    /// Events caused by the one being delivered, delivered after it (`emit`).
+    private var followUps: [OutputEvent] = []
     public private(set) var fixesEmitted = 0
     public private(set) var skyEmitted = 0
     public private(set) var eventsProcessed = 0
@@ -131,12 +78,12 @@ public final class Pipeline {
 
     public init(settings: Settings = .default, encoder: any OutputEncoder, sinks: [any OutputSink]) {
         self.settings = settings
-        nmea = NMEAStage(settings: settings.nmeaSettings)
-        smoothing = SmoothingStage(settings: settings.smoothingSettings)
-        heading = HeadingStage(settings: settings.headingSettings)
-        availability = AvailabilityStage(settings: settings.availabilitySettings)
-        placemark = PlacemarkStage(settings: PlacemarkStage.Settings(provider: settings.placemarkProvider))
-        output = OutputStage(settings: settings.outputSettings, encoder: encoder, sinks: sinks)
+        nmea = NMEAStage(settings: settings.nmea)
+        smoothing = SmoothingStage(settings: settings.smoothing)
+        heading = HeadingStage(settings: settings.heading)
+        availability = AvailabilityStage(settings: settings.availability)
+        placemark = PlacemarkStage(settings: settings.placemark)
+        output = OutputStage(settings: settings.output, encoder: encoder, sinks: sinks)
     }
 
     /// True when every sink is broken (nobody can receive output any more).
@@ -214,19 +161,24 @@ public final class Pipeline {
     }
 
     private func processMotion(_ sample: MotionSample, _ event: SensorEvent) {
-        if let fix = smoothing.motion(sample, monotonicNanos: event.monotonicNanos) { emit(.fix(fix)) }
+        if let fix = smoothing.motion(sample, monotonicNanos: event.monotonicNanos) {
+            _ = heading.fix(parsed: nil, output: fix, monotonicNanos: event.monotonicNanos)
+            emit(.fix(fix))
+        }
         let h = heading.motion(sample, monotonicNanos: event.monotonicNanos, sampleTimeSeconds: event.sampleTimeSeconds)
         if let r = h.refined { emit(.calibrationRefined(r)) }
         if let c = h.calibrationNeeded { emit(.calibrationNeeded(c)) }
         if let r = h.report { emit(.heading(r, accelerationMetersPerSecondSquared: h.accelerationMetersPerSecondSquared)) }
     }
 
-    /// A receiver fix (or a no-fix epoch): to the vehicle heading as parsed, then through the smoothing stage.
+    /// A receiver fix (or a no-fix epoch): through the smoothing stage, then to the heading stage once, as parsed
+    /// (vehicle heading) and as output (magnetic model). The two stages share no state, so the order of the calls
+    /// does not matter; the heading is emitted before the fix.
     private func receiverFix(_ fix: Location) {
-        if let r = heading.receiverFix(fix, monotonicNanos: currentMonotonicNanos) {
+        let out = smoothing.fix(fix, monotonicNanos: currentMonotonicNanos)
+        if let r = heading.fix(parsed: fix, output: out, monotonicNanos: currentMonotonicNanos) {
             emit(.heading(r, accelerationMetersPerSecondSquared: nil))
         }
-        let out = smoothing.fix(fix, monotonicNanos: currentMonotonicNanos)
         if let jump = smoothing.pendingTimeJump {
             services?.timeBaseChanged()
             // Derived from the data alone, so a replay announces it exactly as the live session did.
@@ -235,7 +187,21 @@ public final class Pipeline {
         if let out { emit(.fix(out)) }
     }
 
-    public func emit(_ event: OutputEvent) {
+    /// Every output event leaves through here (private: outside events enter through `process` like source events,
+    /// so a live session records them and its replay reproduces them). Not re-entrant: what an event causes (the
+    /// services' events for a fix, the invalid heading and the availability for a status) is queued as follow-ups
+    /// and delivered after it, in order.
+    private func emit(_ event: OutputEvent) {
+        deliver(event)
+        var i = 0
+        while i < followUps.count {
+            deliver(followUps[i])
+            i += 1
+        }
+        followUps.removeAll(keepingCapacity: true)
+    }
+
+    private func deliver(_ event: OutputEvent) {
         var event = event
         if placemark.enabled, case .fix(var l) = event {
             placemark.annotate(&l)
@@ -245,19 +211,13 @@ public final class Pipeline {
         case .fix(let l):
             fixesEmitted += 1
             if let t = l.time { lastFixTime = t }
-            heading.location(l)
         case .sky: skyEmitted += 1
         case .status(let s): noteStatus(s)
         default: break
         }
         observer?(event)
-        if shouldEncode(event) { output.encode(event) }
-        if let services, case .fix(let l) = event { services.process(l) { emit(.service($0)) } }
-        if !emitAfterStatus.isEmpty {
-            let followUps = emitAfterStatus
-            emitAfterStatus.removeAll()
-            for e in followUps { emit(e) }
-        }
+        if !event.isReplacedByServices(filtersFixes: services?.filtersFixes ?? false) { output.encode(event) }
+        if let services, case .fix(let l) = event { services.process(l) { followUps.append(.service($0)) } }
         output.flushIfFull()
     }
 
@@ -267,10 +227,10 @@ public final class Pipeline {
     private func noteStatus(_ s: StatusReport) {
         let outcome = availability.note(s)
         if outcome.headingSourceLost, let h = heading.sourceLost() {
-            emitAfterStatus.append(.heading(h, accelerationMetersPerSecondSquared: nil))
+            followUps.append(.heading(h, accelerationMetersPerSecondSquared: nil))
         }
         if let a = outcome.availability {
-            emitAfterStatus.append(.availability(locationServicesEnabled: a.locationServicesEnabled, headingAvailable: a.headingAvailable))
+            followUps.append(.availability(locationServicesEnabled: a.locationServicesEnabled, headingAvailable: a.headingAvailable))
         }
     }
 
@@ -297,12 +257,6 @@ public final class Pipeline {
                  eventsProcessed: eventsProcessed)
     }
 
-    /// The output stage's one rule: with an update policy or deferral, the raw fix stream is replaced by the
-    /// delivered fixes (service events).
-    func shouldEncode(_ event: OutputEvent) -> Bool {
-        if case .fix = event, services?.filtersFixes == true { return false }
-        return true
-    }
 
     public func flush() { output.flush() }
 

@@ -48,16 +48,22 @@ public struct SessionConfiguration: Sendable, Equatable {
         return c
     }
 
-    /// Applies the configuration to pipeline settings (unsaid fields leave the settings as they are).
-    public func apply(to settings: inout Pipeline.Settings) {
-        if let lenient { settings.framer = NMEAFramer.Options(acceptMissingChecksum: lenient) }
-        if let h = headingSources { settings.headingSourceNames = Set(h) }
-        if let l = locationSources { settings.locationSourceNames = Set(l) }
+    /// Applies the configuration to the stages' settings (unsaid fields leave them as they are). A platform or
+    /// mounting that does not parse is an error, never silently ignored.
+    public func apply(to settings: inout Pipeline.Settings) throws(SessionConfigurationError) {
+        if let lenient { settings.nmea.framer = NMEAFramer.Options(acceptMissingChecksum: lenient) }
+        if let h = headingSources { settings.availability.headingSourceNames = Set(h) }
+        if let l = locationSources { settings.availability.locationSourceNames = Set(l) }
         if let p = fixProviders { settings.externalFixProviders.formUnion(p) }
-        if let d = referenceDate { settings.referenceDate = d }
-        if let c = calibration { settings.calibration = c }
-        if let m = mounting, let mounting = try? SensorMounting(parsing: m) { settings.heading?.mounting = mounting }
-        if let p = platform.flatMap(VehicleHeadingStage.Platform.init(rawValue:)) { settings.platform = p }
+        if let d = referenceDate { settings.nmea.referenceDate = d }
+        if let c = calibration { settings.heading.calibration = c }
+        if let m = mounting {
+            do { settings.heading.heading?.mounting = try SensorMounting(parsing: m) } catch { throw .mounting(error) }
+        }
+        if let p = platform {
+            guard let platform = VehicleHeadingStage.Platform(rawValue: p) else { throw .platform(p) }
+            settings.heading.platform = platform
+        }
     }
 
     // MARK: Capture header
@@ -123,6 +129,20 @@ public struct SessionConfiguration: Sendable, Equatable {
             out[String(part[..<eq])] = String(part[part.index(after: eq)...])
         }
         return out
+    }
+}
+
+/// A session configuration value that does not parse (from the command line, the API or a capture's header).
+public enum SessionConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    case platform(String)
+    case mounting(SensorMountingError)
+
+    public var description: String {
+        switch self {
+        case .platform(let p):
+            "platform must be \(VehicleHeadingStage.Platform.allCases.map(\.rawValue).joined(separator: ", ")), got '\(p)'"
+        case .mounting(let e): e.description
+        }
     }
 }
 

@@ -30,8 +30,8 @@ public final class SessionRunner {
     public var speed: Double?
     /// Live sessions: every event is recorded here before the pipeline sees it.
     public var recorder: CaptureRecorder?
-    /// Sees every input event before the pipeline (diagnostics).
-    public var inputObserver: ((SensorEvent) -> Void)?
+    /// Outside events (MQTT, a broken output, other services' statuses): they enter the input like source events.
+    public var inbox: SessionInbox?
 
     /// The pipeline of the last run (nil until the first event).
     public private(set) var pipeline: Pipeline?
@@ -48,21 +48,22 @@ public final class SessionRunner {
     }
 
     /// Runs until the input ends, `shouldStop` returns true, or every sink is broken. Only I/O errors of the
-    /// capture being read or written throw; the pipeline is finished (outputs flushed) either way.
-    public func run(_ input: Input, shouldStop: () -> Bool = { false }) throws(CaptureError) {
+    /// capture being read or written and a configuration value that does not parse (command line or capture
+    /// header) throw; the pipeline is finished (outputs flushed) either way.
+    public func run(_ input: Input, shouldStop: () -> Bool = { false }) throws(SessionError) {
         switch input {
         case .capture(let reader): try runCapture(reader, shouldStop: shouldStop)
         case .live(let queue): try runLive(queue, shouldStop: shouldStop)
         }
     }
 
-    private func makePipeline(header: SessionConfiguration) -> Pipeline {
+    private func makePipeline(header: SessionConfiguration) throws(SessionError) -> Pipeline {
         var effective = configuration.overriding(header)
         effective.referenceDate = ReferenceDate.resolve(header: header.referenceDate, explicit: configuration.referenceDate,
                                                         today: today)
         effectiveConfiguration = effective
         var s = settings
-        effective.apply(to: &s)
+        do { try effective.apply(to: &s) } catch { throw .configuration(error) }
         let p = Pipeline(settings: s, encoder: encoder, sinks: sinks)
         p.services = services
         let consumers = self.consumers
@@ -76,15 +77,18 @@ public final class SessionRunner {
         for c in consumers { c.finish() }
     }
 
-    private func runCapture(_ reader: any CaptureReader, shouldStop: () -> Bool) throws(CaptureError) {
+    private func runCapture(_ reader: any CaptureReader, shouldStop: () -> Bool) throws(SessionError) {
         var pacer = Pacer(speed: speed)
         var p: Pipeline?
-        do {
-            while !shouldStop(), let event = try reader.next() {
-                let pipeline = p ?? makePipeline(header: SessionConfiguration(header: reader.header))
+        do throws(SessionError) {
+            while !shouldStop(), let event = try Self.next(reader) {
+                let pipeline: Pipeline
+                if let p { pipeline = p } else { pipeline = try makePipeline(header: SessionConfiguration(header: reader.header)) }
                 p = pipeline
                 pacer.wait(for: event, lastFixTime: pipeline.lastFixTime)
-                inputObserver?(event)
+                if let inbox {
+                    for status in inbox.take() { pipeline.process(SensorEvent(payload: .status(status))) }
+                }
                 pipeline.process(event)
                 if pipeline.allSinksBroken { break }
             }
@@ -95,8 +99,17 @@ public final class SessionRunner {
         finish(p)
     }
 
-    private func runLive(_ queue: LiveEventQueue, shouldStop: () -> Bool) throws(CaptureError) {
-        let p = makePipeline(header: SessionConfiguration())
+    private static func next(_ reader: any CaptureReader) throws(SessionError) -> SensorEvent? {
+        do { return try reader.next() } catch { throw .capture(error) }
+    }
+
+    private func runLive(_ queue: LiveEventQueue, shouldStop: () -> Bool) throws(SessionError) {
+        let p: Pipeline
+        do { p = try makePipeline(header: SessionConfiguration()) } catch {
+            try? recorder?.close()
+            throw error
+        }
+        inbox?.attach(queue)
         queue.start()
         var failure: CaptureError?
         loop: while true {
@@ -106,7 +119,6 @@ public final class SessionRunner {
                 if let recorder, failure == nil {
                     do { try recorder.record(e) } catch { failure = error; queue.stop() }
                 }
-                inputObserver?(e)
                 p.process(e)
             case .idle:
                 p.flush()
@@ -121,6 +133,20 @@ public final class SessionRunner {
         if let recorder {
             do { try recorder.close() } catch { if failure == nil { failure = error } }
         }
-        if let failure { throw failure }
+        if let failure { throw .capture(failure) }
+    }
+}
+
+/// Why a session ended with an error: the capture being read or written failed, or a configuration value (from the
+/// command line, the API or the capture's header) does not parse.
+public enum SessionError: Error, Sendable, Equatable, CustomStringConvertible {
+    case capture(CaptureError)
+    case configuration(SessionConfigurationError)
+
+    public var description: String {
+        switch self {
+        case .capture(let e): e.description
+        case .configuration(let e): e.description
+        }
     }
 }

@@ -1,3 +1,5 @@
+import LocationCore
+
 extension UBXEpochAssembler {
     /// What `add(frame:)` made of a frame.
     public enum FrameOutcome: Sendable, Hashable {
@@ -8,7 +10,8 @@ extension UBXEpochAssembler {
     /// epoch's storage without passing through `UBXDecoded` (a large value copied at every step: 20 % of a UBX
     /// replay in `memmove`); everything else goes through `UBXDecoded` and `add(_:_:)`. Same results as
     /// `add(UBXDecoded.decode(frame))`.
-    public mutating func add(frame f: UBXFrame, _ emit: (Output) -> Void) -> FrameOutcome {
+    public mutating func add(frame f: UBXFrame, receiveTime: Timestamp? = nil, _ emit: (Output) -> Void) -> FrameOutcome {
+        messageReceiveTime = receiveTime
         let p = f.payload
         switch (f.classID, f.messageID) {
         case (0x01, 0x07):

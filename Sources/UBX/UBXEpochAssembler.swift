@@ -51,8 +51,8 @@ public struct UBXEpochAssembler: Sendable {
     /// stream): not output, so fix times never go backwards.
     public private(set) var staleEpochs = 0
     private var lastFixTime: Timestamp?
-    /// Receive time of the first message of the current epoch (set by the pipeline before `add`).
-    public var messageReceiveTime: Timestamp?
+    /// Receive time of the message being added (`add(frame:receiveTime:)`); the epoch's is its first message's.
+    var messageReceiveTime: Timestamp?
     var epochReceiveTime: Timestamp?
 
     public init() {}

@@ -2,6 +2,7 @@ import ArgumentParser
 import Capture
 import Devices
 import LodestarIO
+import Session
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,6 +42,14 @@ enum Exit {
         if error.operation == "open" || error.operation == "read",
            [ENOENT, ENOTDIR, EISDIR].contains(error.errno) { return noInput }
         return ioError
+    }
+
+    /// A session's error: the capture's code, or usage (64) for a configuration value that does not parse.
+    static func code(for error: SessionError) -> Int32 {
+        switch error {
+        case .capture(let e): code(for: e)
+        case .configuration: usage
+        }
     }
 }
 

@@ -68,19 +68,19 @@ struct HeadingOptions: ParsableArguments {
 
     /// Applies the options to pipeline settings; a bad calibration file ends the run with one line (exit 65/66).
     func apply(to settings: inout Pipeline.Settings, today: CivilDate) throws {
-        guard !noHeading else { settings.heading = nil; return }
+        guard !noHeading else { settings.heading.heading = nil; return }
         var h = HeadingEstimator.Settings.default
         h.headingFilterDegrees = headingFilter
         h.displayOffsetDegrees = displayOffset
         if let m = sensorMounting, let mounting = try? SensorMounting(parsing: m) { h.mounting = mounting }
-        settings.heading = h
-        settings.backgroundCalibration = !noBackgroundCalibration
+        settings.heading.heading = h
+        settings.heading.backgroundCalibration = !noBackgroundCalibration
         if let path = calibration {
             do {
                 let reader = LineReader(source: try ByteSource(path: path))
                 var bytes: [UInt8] = []
                 while try reader.nextLine({ line, _ -> Bool in bytes += line; bytes.append(0x0A); return true }) != nil {}
-                settings.calibration = try CalibrationFile(bytes: bytes).calibration
+                settings.heading.calibration = try CalibrationFile(bytes: bytes).calibration
             } catch CaptureError.isDirectory(let p) {
                 throw CommandFailure("--calibration \(p): is a directory; give the calibration file written by lodestar calibrate",
                                      code: Exit.noInput)
@@ -90,14 +90,14 @@ struct HeadingOptions: ParsableArguments {
                 throw CommandFailure("\(path): \(error)", code: Exit.dataError)
             }
         }
-        settings.platform = VehicleHeadingStage.Platform(rawValue: platform) ?? .automatic
-        settings.vehicleHeading.sideslipDegrees = sideslip
+        settings.heading.platform = VehicleHeadingStage.Platform(rawValue: platform) ?? .automatic
+        settings.heading.vehicleHeading.sideslipDegrees = sideslip
         if let path = calibrationState, access(path, F_OK) == 0 {
             do {
                 let reader = LineReader(source: try ByteSource(path: path))
                 var bytes: [UInt8] = []
                 while try reader.nextLine({ line, _ -> Bool in bytes += line; bytes.append(0x0A); return true }) != nil {}
-                settings.vehicleCalibrationState = try VehicleCalibrationState(parsing: String(decoding: bytes, as: UTF8.self))
+                settings.heading.vehicleCalibrationState = try VehicleCalibrationState(parsing: String(decoding: bytes, as: UTF8.self))
             } catch let e as CaptureError {
                 throw CommandFailure(e.description, code: Exit.code(for: e))
             } catch {
@@ -107,13 +107,13 @@ struct HeadingOptions: ParsableArguments {
         if let path = calibrationState {
             // Persisted whenever a calibration is adopted or refined; a failed write is reported and retried at
             // the next change and at the end (where it fails the command).
-            settings.vehicleCalibrationChanged = { state in
+            settings.heading.vehicleCalibrationChanged = { state in
                 do { try Calibrate.write(state.text, to: path) } catch { printError("\(error)") }
             }
         }
         if let text = location, var l = Self.parseLocation(text) {
             l.time = Timestamp(year: today.year, month: today.month, day: today.day)
-            settings.configuredLocation = l
+            settings.heading.configuredLocation = l
         }
     }
 }

@@ -106,13 +106,13 @@ final class SinkWatcher {
     private var reported = Set<ObjectIdentifier>()
     init(sinks: [any OutputSink]) { self.sinks = sinks }
 
-    func check(pipeline: Pipeline?, echo: Bool) {
+    /// The status enters the session's input through `inbox` (recorded like every other status).
+    func check(inbox: SessionInbox?, echo: Bool) {
         for s in sinks {
             guard let f = s.failure, !reported.contains(ObjectIdentifier(s)) else { continue }
             reported.insert(ObjectIdentifier(s))
             printError("lodestar: \(f.description)")
-            pipeline?.emit(.status(StatusReport(source: "output", state: .unavailable, message: f.description)))
-            pipeline?.flush()
+            inbox?.post(StatusReport(source: "output", state: .unavailable, message: f.description))
         }
     }
 
@@ -208,7 +208,8 @@ struct Run: ParsableCommand {
         do { try serve.validate() } catch { throw ValidationError("config: \(error)") }
         let device = Self.deviceName(sources)
         let network = try serve.start(device: device)
-        network?.skipsRawFixes = (try serviceOptions.makeStage())?.filtersFixes ?? false
+        let filtersFixes = try serviceOptions.makeStage()?.filtersFixes ?? false
+        network?.filtersFixes = filtersFixes
         var pps: PPSToChrony?
         if let device = serve.pps, let path = serve.ppsSock {
             do { pps = try PPSToChrony(device: device, socketPath: path) } catch {
@@ -218,12 +219,13 @@ struct Run: ParsableCommand {
         }
         var mqttOptions = self.mqttOptions
         try mqttOptions.merge(config: resolved.settings)
-        let mailbox = StatusMailbox(echo: false)   // the session's status echo prints them
-        let mqtt = try mqttOptions.start(filtersFixes: try serviceOptions.makeStage()?.filtersFixes ?? false) { mailbox.post($0) }
+        let inbox = SessionInbox()
+        // The broker's statuses enter the session's input (recorded with --record); the session's echo prints them.
+        let mqtt = try mqttOptions.start(filtersFixes: filtersFixes, onStatus: postingStatuses(to: inbox, echo: false))
         let summary = try runLive(queue: queue, options: options, mounting: resolved.mounting, sinks: sinks,
                                   consumers: try makeConsumers(options) + (network.map { [$0] } ?? []) + (mqtt.map { [$0] } ?? [])
                                       + (ntrip == nil ? [] : [latestFix]),
-                                  device: device, statusMailbox: mqtt == nil ? nil : mailbox)
+                                  device: device, inbox: inbox)
         _ = mqtt?.finish(quiet: quiet)
         fifo?.close()
         pps?.stop()
@@ -258,45 +260,31 @@ struct Run: ParsableCommand {
 
     /// The live session (separate from `run()` so tests drive it with their own sources, sinks and consumers).
     func runLive(queue: LiveEventQueue, options: OutputOptions, mounting: String?, sinks: [any OutputSink],
-                 consumers: [any OutputEventConsumer], device: String? = nil, statusMailbox: StatusMailbox? = nil,
+                 consumers: [any OutputEventConsumer], device: String? = nil, inbox: SessionInbox = SessionInbox(),
                  shouldStop: @escaping () -> Bool = { false }) throws -> SessionCounter {
-        let today = queue.clock.date
-        var settings = Pipeline.Settings()
-        settings.emitSky = !options.noSky
-        settings.passthrough = options.passthrough
-        settings.flushEveryEvent = true
-        try headingOptions.apply(to: &settings, today: today)
-        try smoothingOptions.apply(to: &settings)
-        if options.placemark { settings.placemarkProvider = try PlacemarkOption.provider() }
-        var configuration = SessionConfiguration.live(
-            sourceNames: queue.sources.map(\.name), mounting: mounting ?? headingOptions.sensorMounting, lenient: lenient,
-            calibration: headingOptions.calibration != nil ? settings.calibration : nil, clock: queue.clock)
-        configuration.platform = headingOptions.platform
-        let session = SessionRunner(settings: settings, configuration: configuration, today: today,
-                                    encoder: makeEncoder(options.output, device: device ?? Self.deviceName(queue.sources),
-                                                         headingTalker: serveOptions.headingTalker),
-                                    sinks: sinks)
-        session.services = try serviceOptions.makeStage()
         let counter = SessionCounter(echoStatus: !quiet)
-        session.consumers = [counter] + consumers
-        if let statusMailbox { session.inputObserver = { [unowned session] _ in statusMailbox.drain { session.pipeline?.emit(.status($0)) } } }
-        if let record {
-            do {
-                session.recorder = try CaptureRecorder(path: record, sourceHeader: queue.captureHeader(), configuration: configuration)
-            } catch {
-                throw CommandFailure(error.description, code: error == .permissionDenied(path: record) ? Exit.permission : Exit.cannotCreate)
-            }
+        var builder = try SessionBuilder(output: options, heading: headingOptions, smoothing: smoothingOptions,
+                                         services: try serviceOptions.makeStage(),
+                                         encoder: makeEncoder(options.output, device: device ?? Self.deviceName(queue.sources),
+                                                              headingTalker: serveOptions.headingTalker),
+                                         sinks: sinks, consumers: [counter] + consumers, inbox: inbox, today: queue.clock.date)
+        if let mounting { builder.configuration.mounting = mounting }
+        builder.configuration.lenient = lenient
+        builder.configuration.platform = headingOptions.platform
+        let session: SessionRunner
+        do { session = try builder.live(queue: queue, record: record) } catch {
+            throw CommandFailure(error.description, code: error == .permissionDenied(path: record ?? "") ? Exit.permission : Exit.cannotCreate)
         }
         let watcher = SinkWatcher(sinks: sinks)
         do {
             try session.run(.live(queue), shouldStop: {
-                watcher.check(pipeline: session.pipeline, echo: !quiet)
+                watcher.check(inbox: inbox, echo: !quiet)
                 return clinux_stop_requested() != 0 || watcher.allBroken || shouldStop()
             })
         } catch {
             throw CommandFailure(error.description, code: Exit.code(for: error))
         }
-        watcher.check(pipeline: nil, echo: !quiet)
+        watcher.check(inbox: nil, echo: !quiet)
         if let p = session.pipeline { counter.binary = p.binaryStatistics }
         try serviceOptions.saveState(session.services)
         try headingOptions.saveState(session.pipeline)
@@ -346,19 +334,15 @@ struct Record: ParsableCommand {
         let sources = try SourceFactory.make(gps: resolved.gps, imu: resolved.imu, gpsdMode: gpsdMode,
                                              receiver: try receiverOptions.settings(config: resolved.settings))
         let queue = LiveEventQueue(sources: sources)
-        let configuration = SessionConfiguration.live(sourceNames: sources.map(\.name), mounting: resolved.mounting,
-                                                      lenient: lenient, calibration: nil, clock: queue.clock)
-        let recorder: CaptureRecorder
-        do {
-            recorder = try CaptureRecorder(path: output, sourceHeader: queue.captureHeader(), configuration: configuration)
-        } catch {
+        let counter = SessionCounter(echoStatus: !quiet)
+        var builder = SessionBuilder()
+        builder.configuration.mounting = resolved.mounting
+        builder.configuration.lenient = lenient
+        builder.consumers = [counter]
+        let session: SessionRunner
+        do { session = try builder.live(queue: queue, record: output) } catch {
             throw CommandFailure(error.description, code: error == .permissionDenied(path: output) ? Exit.permission : Exit.code(for: error))
         }
-        let session = SessionRunner(settings: Pipeline.Settings(), configuration: configuration, today: queue.clock.date,
-                                    encoder: LodestarJSONEncoder(), sinks: [])
-        session.recorder = recorder
-        let counter = SessionCounter(echoStatus: !quiet)
-        session.consumers = [counter]
         let deadline = duration.map { clinux_monotonic_ns() + Int64($0 * 1e9) }
         do {
             try session.run(.live(queue), shouldStop: {

@@ -176,21 +176,6 @@ final class MQTTSession: OutputEventConsumer {
     }
 }
 
-/// Status reports from the publisher thread, handed to the replay loop (which emits them in order).
-final class StatusMailbox: Sendable {
-    private let items = Mutex<[StatusReport]>([])
-    let echo: Bool
-    init(echo: Bool) { self.echo = echo }
-    func post(_ s: StatusReport) {
-        if echo { printError("lodestar: \(s.source): \(s.state.rawValue)" + (s.message.map { " — \($0)" } ?? "")) }
-        items.withLock { $0.append(s) }
-    }
-    func drain(_ body: (StatusReport) -> Void) {
-        let taken = items.withLock { q -> [StatusReport] in let t = q; q.removeAll(); return t }
-        for s in taken { body(s) }
-    }
-}
-
 
 /// `lodestar fleet …` runs `lodestar-fleet` from the same directory (so the board's binary never links libpq).
 struct Fleet: ParsableCommand {

@@ -112,7 +112,7 @@ struct Replay: ParsableCommand {
         let network = try serveOptions.start(device: Self.deviceName(readers[0]))
         if let network {
             network.pacesWithClients = !realtime && speed == nil
-            network.skipsRawFixes = (try serviceOptions.makeStage())?.filtersFixes ?? false
+            network.filtersFixes = (try serviceOptions.makeStage())?.filtersFixes ?? false
             if let server = network.gpsd ?? network.nmea ?? network.events, waitClients > 0 {
                 server.waitForWatchers(waitClients) { clinux_stop_requested() != 0 }
             }
@@ -169,32 +169,22 @@ struct Replay: ParsableCommand {
         let today = CivilDate(daysSinceEpochFromClock: clinux_realtime_ns())
         var totals = ReplaySummary()
         let services = try serviceOptions.makeStage()
-        var settings = Pipeline.Settings()
-        settings.emitSky = !outputOptions.noSky
-        settings.passthrough = outputOptions.passthrough
-        settings.flushEveryEvent = pace != nil
-        try headingOptions.apply(to: &settings, today: today)
-        try smoothingOptions.apply(to: &settings)
-        if outputOptions.placemark { settings.placemarkProvider = try PlacemarkOption.provider() }
+        let inbox = SessionInbox()
+        let mqtt = try mqttOptions.start(filtersFixes: services?.filtersFixes ?? false,
+                                         onStatus: postingStatuses(to: inbox, echo: !quiet))
+        var builder = try SessionBuilder(output: outputOptions, heading: headingOptions, smoothing: smoothingOptions,
+                                         services: services,
+                                         encoder: makeEncoder(outputOptions.output, device: device,
+                                                              headingTalker: serveOptions.headingTalker),
+                                         sinks: sinks, consumers: consumers + (mqtt.map { [$0] } ?? []), inbox: inbox,
+                                         today: today)
         // What the command line says explicitly overrides the capture's recorded session configuration.
-        var configuration = SessionConfiguration()
-        if lenient { configuration.lenient = true }
-        configuration.referenceDate = referenceDate.flatMap(parseISODate)
-        if headingOptions.calibration != nil { configuration.calibration = settings.calibration }
-        configuration.mounting = headingOptions.sensorMounting
+        if lenient { builder.configuration.lenient = true }
+        builder.configuration.referenceDate = referenceDate.flatMap(parseISODate)
         // --platform left at its default leaves the capture's recorded platform in force.
-        if headingOptions.platform != "automatic" { configuration.platform = headingOptions.platform }
-        let mailbox = StatusMailbox(echo: !quiet)
-        let mqtt = try mqttOptions.start(filtersFixes: services?.filtersFixes ?? false) { mailbox.post($0) }
-        let consumers = consumers + (mqtt.map { [$0] } ?? [])
+        if headingOptions.platform != "automatic" { builder.configuration.platform = headingOptions.platform }
         for (file, reader) in readers {
-            let session = SessionRunner(settings: settings, configuration: configuration, today: today,
-                                        encoder: makeEncoder(outputOptions.output, device: device,
-                                                             headingTalker: serveOptions.headingTalker), sinks: sinks)
-            session.services = services
-            session.speed = pace
-            session.consumers = consumers
-            if mqtt != nil { session.inputObserver = { [unowned session] _ in mailbox.drain { session.pipeline?.emit(.status($0)) } } }
+            let session = builder.replay(today: today, speed: pace)
             do {
                 try session.run(.capture(reader), shouldStop: { clinux_stop_requested() != 0 || failedSink(sinks) != nil })
             } catch {

@@ -24,7 +24,7 @@ struct SmoothingOptions: ParsableArguments {
     }
 
     func apply(to settings: inout Pipeline.Settings) throws {
-        guard !noSmoothing else { settings.smoothing = nil; return }
+        guard !noSmoothing else { settings.smoothing.smoothing = nil; return }
         var s = PositionSmoother.Settings.default
         if let path = smoothingConfig {
             for (key, value) in try ConfigFile.read(path) {
@@ -32,7 +32,7 @@ struct SmoothingOptions: ParsableArguments {
             }
         }
         if let m = maxOutage { s.maximumOutageSeconds = m }
-        settings.smoothing = s
-        settings.pauseWhenStationary = pauseWhenStationary
+        settings.smoothing.smoothing = s
+        settings.smoothing.pauseWhenStationary = pauseWhenStationary
     }
 }

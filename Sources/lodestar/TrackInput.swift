@@ -97,9 +97,9 @@ struct TrackLoader {
         let reader: any CaptureReader
         do { reader = try CaptureDetector.open(path: input, format: format) } catch { throw CommandFailure(error.description, code: Exit.code(for: error)) }
         var settings = Pipeline.Settings()
-        settings.framer = NMEAFramer.Options(acceptMissingChecksum: lenient)
-        settings.emitSky = false
-        if !smoothing { settings.smoothing = nil }
+        settings.nmea.framer = NMEAFramer.Options(acceptMissingChecksum: lenient)
+        settings.nmea.emitSky = false
+        if !smoothing { settings.smoothing.smoothing = nil }
         let today = CivilDate(daysSinceEpochFromClock: clinux_realtime_ns())
         try configure(&settings, today)
         var services: LocationServicesStage?
@@ -119,7 +119,7 @@ struct TrackLoader {
         do {
             while let event = try reader.next() {
                 if pipeline == nil {
-                    settings.referenceDate = reader.header.referenceDate ?? referenceDate ?? today
+                    settings.nmea.referenceDate = reader.header.referenceDate ?? referenceDate ?? today
                     let p = Pipeline(settings: settings, encoder: makeEncoder(.json), sinks: [])
                     p.services = services
                     p.observer = { events.append($0) }

@@ -25,8 +25,8 @@ struct GpsdClientInteropTests {
         for b in Self.log { bytes += Array(NMEAEncoder.sentence(b).utf8) }
         var lines: [String] = []
         var settings = Pipeline.Settings()
-        settings.smoothing = nil  // the encoding of parsed fixes (incl. a no-fix epoch) is what is checked
-        settings.referenceDate = CivilDate(year: 2005, month: 3, day: 11)
+        settings.smoothing.smoothing = nil  // the encoding of parsed fixes (incl. a no-fix epoch) is what is checked
+        settings.nmea.referenceDate = CivilDate(year: 2005, month: 3, day: 11)
         let pipeline = Pipeline(settings: settings, encoder: GpsdJSONEncoder(), sinks: [])
         var encoder = GpsdJSONEncoder()
         pipeline.observer = { event in

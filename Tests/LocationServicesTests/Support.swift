@@ -42,8 +42,8 @@ func jittered(_ c: Coordinate, accuracy a: Double, _ rng: inout SeededRandom) ->
 /// Fixes of a capture run through the real pipeline (no heading), in order.
 func pipelineFixes(_ path: String) throws -> [Location] {
     var settings = Pipeline.Settings()
-    settings.heading = nil
-    settings.emitSky = false
+    settings.heading.heading = nil
+    settings.nmea.emitSky = false
     return try SessionReplay.fixes(path, settings: settings, today: CivilDate(year: 2020, month: 6, day: 1))
 }
 

@@ -12,7 +12,7 @@ import TestSupport
 struct EncoderTests {
     static func replay(_ path: String, format: OutputFormat, smoothing: Bool = true) throws -> String {
         var settings = Pipeline.Settings()
-        if !smoothing { settings.smoothing = nil }
+        if !smoothing { settings.smoothing.smoothing = nil }
         return try SessionReplay.output(path, settings: settings, encoder: makeEncoder(format, device: "/dev/gps0"),
                                         today: CivilDate(year: 2025, month: 6, day: 1))
     }

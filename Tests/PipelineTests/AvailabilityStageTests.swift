@@ -27,8 +27,8 @@ struct AvailabilityStageTests {
 
     @Test func pipelineSnapshotReportsTheStages() {
         var settings = Pipeline.Settings()
-        settings.headingSourceNames = ["imu0"]
-        settings.locationSourceNames = ["gps0"]
+        settings.availability.headingSourceNames = ["imu0"]
+        settings.availability.locationSourceNames = ["gps0"]
         let p = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
         p.process(SensorEvent(monotonicNanos: 1, sourceID: 0, payload: .status(StatusReport(source: "gps0", state: .available))))
         let s = p.snapshot

@@ -35,7 +35,7 @@ struct GpsdAgreementTests {
 
     static func replay(_ path: String) throws -> [Location] {
         var settings = Pipeline.Settings()
-        settings.smoothing = nil  // parsing is compared with gpsd: the receiver's fixes as parsed
+        settings.smoothing.smoothing = nil  // parsing is compared with gpsd: the receiver's fixes as parsed
         return try SessionReplay.fixes(path, settings: settings)
     }
 

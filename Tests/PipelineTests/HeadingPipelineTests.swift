@@ -25,8 +25,8 @@ struct HeadingPipelineTests {
 
     @Test func headingIsDeliveredAndAnUnavailableSensorMakesItInvalid() throws {
         var settings = Pipeline.Settings()
-        settings.headingSourceNames = ["imu0"]
-        settings.locationSourceNames = ["gps0"]
+        settings.availability.headingSourceNames = ["imu0"]
+        settings.availability.locationSourceNames = ["gps0"]
         let pipeline = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
         var headings: [HeadingReport] = []
         var availability: [(Bool, Bool)] = []
@@ -34,13 +34,13 @@ struct HeadingPipelineTests {
             if case .heading(let h, _) = e { headings.append(h) }
             if case .availability(let l, let h) = e { availability.append((l, h)) }
         }
-        pipeline.emit(.status(StatusReport(source: "imu0", state: .available)))
+        pipeline.process(SensorEvent(sourceID: 1, payload: .status(StatusReport(source: "imu0", state: .available))))
         Self.samples(pipeline, seconds: 3)
         let valid = try #require(headings.last { $0.headingAccuracyDegrees >= 0 })
         // North lies 30° to the left (+y) of the board's x axis, so x points 30° east of magnetic north.
         #expect(abs(Angle.differenceDegrees(valid.magneticHeadingDegrees, 30)) < 1, "heading \(valid.magneticHeadingDegrees)")
         #expect(valid.trueHeadingDegrees == nil) // no position yet: trueHeading −1 on output
-        pipeline.emit(.status(StatusReport(source: "imu0", state: .unavailable, message: "I/O error")))
+        pipeline.process(SensorEvent(sourceID: 1, payload: .status(StatusReport(source: "imu0", state: .unavailable, message: "I/O error"))))
         #expect(headings.last?.headingAccuracyDegrees == -1)
         #expect(availability.count == 2)
         #expect(availability.first.map { $0 == (false, true) } == true)
@@ -56,7 +56,8 @@ struct HeadingPipelineTests {
         fix.longitudeDegrees = -122.0839
         fix.mode = .twoD
         fix.time = Timestamp(year: 2025, month: 6, day: 1)
-        pipeline.emit(.fix(fix))
+        // Through the input, as a receiver fix from another engine (the pipeline's output is private).
+        pipeline.process(SensorEvent(sourceID: 0, payload: .fix(ExternalFix(provider: "GPS", location: fix))))
         Self.samples(pipeline, seconds: 3)
         let h = try #require(headings.last { $0.headingAccuracyDegrees >= 0 })
         let declination = try #require(h.declinationDegrees)

@@ -25,8 +25,8 @@ struct PipelineStagesTests {
         let reader = try CaptureDetector.open(path: SharedData.packageRoot.appendingPathComponent("captures/simulated-drive.lcap").path,
                                               format: nil)
         var settings = Pipeline.Settings()
-        settings.headingSourceNames = ["imu0"]
-        settings.locationSourceNames = ["gps0"]
+        settings.availability.headingSourceNames = ["imu0"]
+        settings.availability.locationSourceNames = ["gps0"]
         let sink = MemorySink()
         let pipeline = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [sink])
         var fixes = 0, headings = 0, invalid = 0, sky = 0

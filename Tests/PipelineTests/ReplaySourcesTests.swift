@@ -10,7 +10,7 @@ struct ReplaySourcesTests {
     /// The fixes as parsed (smoothing off: these tests check which source rows become fixes).
     static func fixes(_ path: String) throws -> [Location] {
         var settings = Pipeline.Settings()
-        settings.smoothing = nil
+        settings.smoothing.smoothing = nil
         return try SessionReplay.fixes(path, settings: settings)
     }
 

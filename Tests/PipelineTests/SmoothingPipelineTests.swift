@@ -29,7 +29,7 @@ struct SmoothingPipelineTests {
 
     static func run(_ bytes: [UInt8], configure: (inout Pipeline.Settings) -> Void = { _ in }) -> [Location] {
         var settings = Pipeline.Settings()
-        settings.heading = nil
+        settings.heading.heading = nil
         configure(&settings)
         let p = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
         var fixes: [Location] = []
@@ -40,7 +40,7 @@ struct SmoothingPipelineTests {
     }
 
     @Test func outageIsDeadReckonedThenUnavailable() throws {
-        let fixes = Self.run(Self.stream(seconds: 40, outage: 20..<30)) { $0.smoothing?.maximumOutageSeconds = 5 }
+        let fixes = Self.run(Self.stream(seconds: 40, outage: 20..<30)) { $0.smoothing.smoothing?.maximumOutageSeconds = 5 }
         #expect(fixes.count == 40)
         let before = try #require(fixes.first { $0.time?.secondsSince1970.truncatingRemainder(dividingBy: 60) == 19 })
         #expect(before.isSmoothed && before.isStationary == false && before.quality == .gps)
@@ -74,7 +74,7 @@ struct SmoothingPipelineTests {
     }
 
     @Test func noSmoothingPassesFixesThroughAsParsed() {
-        let raw = Self.run(Self.stream(seconds: 30, outage: 10..<15)) { $0.smoothing = nil }
+        let raw = Self.run(Self.stream(seconds: 30, outage: 10..<15)) { $0.smoothing.smoothing = nil }
         #expect(raw.isNonEmptyAndAllSatisfy { !$0.isSmoothed && $0.isStationary == nil })
         #expect(raw.filter { $0.quality == .gnssDeadReckoning }.isEmpty)
         #expect(raw.filter { $0.mode == .noFix }.count == 5)

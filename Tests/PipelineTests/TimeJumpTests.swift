@@ -25,7 +25,7 @@ struct TimeJumpTests {
     /// Epoch times (s since 1970) through the default pipeline, one NMEA chunk per cycle.
     static func run(_ times: [Int64], referenceDate: CivilDate?) -> (Run, Pipeline) {
         var settings = Pipeline.Settings()
-        settings.referenceDate = referenceDate
+        settings.nmea.referenceDate = referenceDate
         let p = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
         var r = Run()
         p.observer = { e in

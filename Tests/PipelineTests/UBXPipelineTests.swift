@@ -42,7 +42,7 @@ import UBX
             bytes += UBX.frame(classID: 0x0A, messageID: 0x09, payload: hw)!  // unchanged: no new status
         }
         var settings = Pipeline.Settings()
-        settings.smoothing = nil
+        settings.smoothing.smoothing = nil
         let pipeline = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
         var fixes: [Location] = []
         var statuses: [String] = []

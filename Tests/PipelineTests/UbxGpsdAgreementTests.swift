@@ -22,7 +22,7 @@ struct UbxGpsdAgreementTests {
 
     static func replay(_ path: String) throws -> (fixes: [Location], pipeline: Pipeline?) {
         var settings = Pipeline.Settings()
-        settings.smoothing = nil
+        settings.smoothing.smoothing = nil
         let (runner, events) = try SessionReplay.run(path, settings: settings)
         return (events.compactMap { if case .fix(let l) = $0 { l } else { nil } }, runner.pipeline)
     }

@@ -104,7 +104,7 @@ struct VehicleGNSSHeadingTests {
     func pipelineHeadingEvents() throws {
         let sim = Self.drive(seed: 46, sigma: 0.5, outage: (100, 10), magnetometer: false, gyroscope: false)
         var settings = Pipeline.Settings()
-        settings.heading?.headingFilterDegrees = 0
+        settings.heading.heading?.headingFilterDegrees = 0
         let pipeline = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
         var headings: [HeadingReport] = []
         pipeline.observer = { if case .heading(let r, _) = $0 { headings.append(r) } }

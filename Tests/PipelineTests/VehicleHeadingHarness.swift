@@ -36,9 +36,9 @@ struct VehicleHeadingRun {
     static func run(_ reader: LodestarCaptureReader, _ sim: RouteSimulator.Settings, estimator: VehicleHeadingEstimator,
                     headingFilterDegrees: Double) throws -> VehicleHeadingRun {
         var ps = Pipeline.Settings()
-        ps.heading = nil
-        ps.smoothing = nil
-        ps.emitSky = false
+        ps.heading.heading = nil
+        ps.smoothing.smoothing = nil
+        ps.nmea.emitSky = false
         let pipeline = Pipeline(settings: ps, encoder: LodestarJSONEncoder(), sinks: [])
         var fixes: [Location] = []
         pipeline.observer = { if case .fix(let l) = $0 { fixes.append(l) } }

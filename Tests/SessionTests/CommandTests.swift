@@ -1,7 +1,9 @@
 import Capture
+import Devices
 import Foundation
 import LocationCore
 import Magnetics
+import NMEA
 import Pipeline
 import Session
 import Testing
@@ -109,13 +111,40 @@ struct CaptureRecordTests {
         #expect(SessionConfiguration(header: header) == config)
 
         var settings = Pipeline.Settings()
-        config.apply(to: &settings)
-        #expect(settings.framer.acceptMissingChecksum)
-        #expect(settings.headingSourceNames == ["imu0", "imu1"])
+        try config.apply(to: &settings)
+        #expect(settings.nmea.framer.acceptMissingChecksum)
+        #expect(settings.availability.headingSourceNames == ["imu0", "imu1"])
         #expect(settings.externalFixProviders.contains("gpsd"))
-        #expect(settings.calibration == calibration)
-        #expect(settings.heading?.mounting == (try SensorMounting(parsing: "-y,x,z")))
-        #expect(settings.referenceDate == CivilDate(year: 2026, month: 2, day: 28))
+        #expect(settings.heading.calibration == calibration)
+        #expect(settings.heading.heading?.mounting == (try SensorMounting(parsing: "-y,x,z")))
+        #expect(settings.nmea.referenceDate == CivilDate(year: 2026, month: 2, day: 28))
+    }
+
+    @Test func aBadPlatformOrMountingIsAnErrorNotIgnored() throws {
+        var settings = Pipeline.Settings()
+        var platform = SessionConfiguration()
+        platform.platform = "hovercraft"
+        #expect(throws: SessionConfigurationError.platform("hovercraft")) { try platform.apply(to: &settings) }
+        let mounting = SessionConfiguration(mounting: "y,x,z")  // mirrored
+        #expect(throws: SessionConfigurationError.mounting(.mirrored(spec: "y,x,z"))) { try mounting.apply(to: &settings) }
+        #expect(settings.heading.platform == .automatic && settings.heading.heading?.mounting == .identity)
+    }
+
+    /// A capture whose header names a platform that does not exist: one `lodestar:` line and exit 64, no output.
+    @Test func aReplayOfAHeaderWithABadPlatformFailsWithOneLine() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path("bad-platform.lcap")
+        let writer = try CaptureWriter(path: path)
+        var configuration = SessionConfiguration(lenient: false, referenceDate: CivilDate(year: 2024, month: 3, day: 23))
+        configuration.platform = "hovercraft"
+        try writer.writeHeader(LiveEventQueue(sources: [ScriptedSource(cycles: 1)]).captureHeader() + configuration.headerFields)
+        try writer.writeNMEA(monotonicNanos: 1_000_000_000, source: 0,
+                             bytes: Array(NMEAEncoder.sentence("GPRMC,120000,A,4807.038,N,01131.000,E,1.0,45.0,230324,,,A").utf8))
+        try writer.close()
+        let replay = try TestSupport.Lodestar.run(["replay", "--quiet", path])
+        #expect(replay.status == 64, "\(replay.stderr)")
+        #expect(replay.stdout.isEmpty)
+        #expect(replay.stderr == "lodestar: platform must be automatic, vehicle, handheld, got 'hovercraft'\n")
     }
 
     @Test func commandLineOverridesTheHeaderButTheCaptureDateWins() {

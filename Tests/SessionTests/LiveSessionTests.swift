@@ -60,7 +60,7 @@ struct LiveSessionTests {
         let configuration = SessionConfiguration.live(sourceNames: ["gps0"], mounting: nil, lenient: false,
                                                       calibration: nil, clock: queue.clock)
         var settings = Pipeline.Settings()
-        settings.flushEveryEvent = true
+        settings.output.flushEveryEvent = true
         let liveSink = MemorySink()
         let live = SessionRunner(settings: settings, configuration: configuration, today: queue.clock.date,
                                  encoder: LodestarJSONEncoder(), sinks: [liveSink])

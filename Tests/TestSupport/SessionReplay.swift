@@ -5,9 +5,9 @@ import Events
 import Pipeline
 import Session
 
-/// A capture replayed the way `lodestar replay` and LodestarKit replay it: through `SessionRunner`, so the
-/// session's rules (the configuration in the capture's header, `ReferenceDate.resolve`) apply and no test
-/// re-implements them. The one capture→fixes helper for every test target.
+/// A capture replayed the way `lodestar replay` and LodestarKit replay it: built by `SessionBuilder` and run by
+/// `SessionRunner`, so the session's rules (the configuration in the capture's header, `ReferenceDate.resolve`)
+/// apply and no test re-implements them. The one capture→fixes helper for every test target.
 public enum SessionReplay {
     /// The session's clock date for tests: fixed, so a capture that states no date replays the same on every day.
     public static let today = CivilDate(year: 2025, month: 6, day: 1)
@@ -28,10 +28,14 @@ public enum SessionReplay {
                            lineEvents: Bool = false, encoder: any OutputEncoder = LodestarJSONEncoder(),
                            sinks: [any OutputSink] = []) throws -> (runner: SessionRunner, events: [OutputEvent]) {
         let reader = try CaptureDetector.open(path: path, format: nil, lineEvents: lineEvents)
-        let runner = SessionRunner(settings: settings, configuration: configuration, today: today, encoder: encoder,
-                                   sinks: sinks)
         let collector = Collector()
-        runner.consumers = [collector]
+        var builder = SessionBuilder()  // the one session builder, as the CLI and LodestarKit build a replay
+        builder.settings = settings
+        builder.configuration = configuration
+        builder.encoder = encoder
+        builder.sinks = sinks
+        builder.consumers = [collector]
+        let runner = builder.replay(today: today)
         try runner.run(.capture(reader))
         return (runner, collector.events)
     }
@@ -50,10 +54,10 @@ public enum SessionReplay {
     public static func receiverFixes(_ path: String, horizontalUEREMeters: Double? = nil,
                                      today: CivilDate = today) throws -> [Location] {
         var settings = Pipeline.Settings()
-        settings.emitSky = false
-        settings.heading = nil
-        settings.smoothing = nil
-        if let u = horizontalUEREMeters { settings.epoch.horizontalUEREMeters = u }
+        settings.nmea.emitSky = false
+        settings.heading.heading = nil
+        settings.smoothing.smoothing = nil
+        if let u = horizontalUEREMeters { settings.nmea.epoch.horizontalUEREMeters = u }
         return try fixes(path, settings: settings, today: today).filter { $0.latitudeDegrees != nil && $0.time != nil }
     }
 
