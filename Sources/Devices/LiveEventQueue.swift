@@ -45,6 +45,23 @@ public final class LiveEventQueue: SourceSink, @unchecked Sendable {
 
     public var dropped: Int { droppedEvents.load(ordering: .relaxed) }
 
+    // MARK: Valid data seen downstream (bytes framed once)
+
+    private let validData = Mutex<[Int: Int64]>([:])
+    private let validDataReported = Atomic<Bool>(false)
+
+    /// The consumer (the session's pipeline) frames every chunk and says here when a source's chunk held valid
+    /// data; from the first call on, sources may rely on it instead of framing themselves.
+    public func noteValidData(sourceID: Int, monotonicNanos: Int64) {
+        validData.withLock { $0[sourceID] = Swift.max($0[sourceID] ?? Int64.min, monotonicNanos) }
+        if !validDataReported.load(ordering: .relaxed) { validDataReported.store(true, ordering: .releasing) }
+    }
+
+    public func lastValidDataNanos(sourceID: Int) -> Int64? {
+        guard validDataReported.load(ordering: .acquiring) else { return nil }
+        return validData.withLock { $0[sourceID] } ?? Int64.min
+    }
+
     // MARK: SourceSink (called on source threads)
 
     public func deliver(_ event: SensorEvent) { enqueue(event) }

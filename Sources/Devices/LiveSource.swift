@@ -28,6 +28,16 @@ public struct SourceState: Sendable, Hashable {
 public protocol SourceSink: AnyObject, Sendable {
     func deliver(_ event: SensorEvent)
     func report(_ status: StatusReport)
+    /// When valid data (a checksum-valid NMEA sentence, UBX or RTCM3 frame) from source `sourceID` was last
+    /// framed downstream (the pipeline's monotonic stamp of its chunk), or nil when the sink does not say. A serial
+    /// source whose data flows then leaves the framing to the pipeline (bytes are framed once) and watches for
+    /// silence through this; while it waits for valid data it frames itself, so `available` and `recovered` still
+    /// come before the data that caused them.
+    func lastValidDataNanos(sourceID: Int) -> Int64?
+}
+
+extension SourceSink {
+    public func lastValidDataNanos(sourceID: Int) -> Int64? { nil }
 }
 
 /// A live source (serial receiver, gpsd, I2C sensor, IIO device). It only produces timestamped raw events —

@@ -45,6 +45,9 @@ public final class SerialSource: LiveSource {
     public let settings: Settings
     private let stopRequested = Atomic<Bool>(false)
     private let lockedBaud = Atomic<Int>(0)
+    private let framedChunks = Atomic<Int>(0)
+    /// Chunks this source framed itself to judge liveness (the rest were left to the pipeline: framed once).
+    public var chunksFramedBySource: Int { framedChunks.load(ordering: .relaxed) }
     private let status: SourceStateBox
     /// The open port, nil between sessions. Every write to the receiver (configuration, corrections) holds this
     /// lock for the whole message or sequence, so writes never interleave.
@@ -134,13 +137,32 @@ public final class SerialSource: LiveSource {
 
         var rateText = "\(path) at \(lockedBaud.load(ordering: .relaxed)) baud"
         // Valid data: a checksum-valid NMEA sentence, UBX frame or RTCM3 frame (a UBX-only receiver is alive too).
-        let framer = MixedStreamFramer()
+        // Bytes are framed once: while data flows and the sink reports what the pipeline framed
+        // (`lastValidDataNanos`), this source does not frame; it frames only while it waits for valid data (at the
+        // start, after a silence), so `available`/`recovered` still precede the data that caused them.
+        var framer = MixedStreamFramer()
+        var framing = true
         var lastValidNanos = clinux_monotonic_ns()
         var silenceReported = false
+        /// Follows what the pipeline framed; true when it reports for this session (the source may stop framing).
+        func followPipeline() -> Bool {
+            guard let seen = sink.lastValidDataNanos(sourceID: sourceID) else { return false }
+            if seen > lastValidNanos { lastValidNanos = seen; silenceReported = false }
+            return true
+        }
         /// `locked`: bytes autobaud already framed and locked on (valid; not framed a second time here).
         func deliver(_ chunk: SerialChunk, locked: Bool) {
             var valid = locked
-            if !locked { framer.feed(chunk.bytes) { _ in valid = true } }
+            if !locked {
+                let leaveToPipeline = tracker.isFlowing && followPipeline()
+                if leaveToPipeline {
+                    framing = false
+                } else {
+                    if !framing { framer = MixedStreamFramer(); framing = true }   // no stale partial sentence
+                    framer.feed(chunk.bytes) { _ in valid = true }
+                    framedChunks.add(1, ordering: .relaxed)
+                }
+            }
             if valid {
                 lastValidNanos = chunk.monotonicNanos
                 silenceReported = false
@@ -182,6 +204,7 @@ public final class SerialSource: LiveSource {
                 break
             }
             let silence = settings.silenceTimeoutNanos
+            if !framing { _ = followPipeline() }
             if silence > 0, !silenceReported, clinux_monotonic_ns() - lastValidNanos > silence {
                 silenceReported = true
                 let seconds = Double(silence) / 1e9

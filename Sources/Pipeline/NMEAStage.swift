@@ -80,18 +80,21 @@ public final class NMEAStage {
     }
 
     /// A chunk that arrived at `receiveUTC` (live, or a capture's NMEA record).
-    public func feed(_ bytes: UnsafeBufferPointer<UInt8>, sourceID: Int, receiveUTC: Timestamp?, _ out: (Output) -> Void) {
+    /// Returns how many sentences and frames the chunk completed (checksum-valid: the source's data is alive).
+    @discardableResult
+    public func feed(_ bytes: UnsafeBufferPointer<UInt8>, sourceID: Int, receiveUTC: Timestamp?, _ out: (Output) -> Void) -> Int {
         let s = stream(sourceID)
         s.chunkUTC = receiveUTC
-        feed(s, bytes, out)
+        return feed(s, bytes, out)
     }
 
     /// A chunk without a receive time (a plain NMEA log: the replay fast path).
-    public func feed(_ bytes: UnsafeBufferPointer<UInt8>, sourceID: Int, _ out: (Output) -> Void) {
+    @discardableResult
+    public func feed(_ bytes: UnsafeBufferPointer<UInt8>, sourceID: Int, _ out: (Output) -> Void) -> Int {
         feed(stream(sourceID), bytes, out)
     }
 
-    private func feed(_ s: Stream, _ bytes: UnsafeBufferPointer<UInt8>, _ out: (Output) -> Void) {
+    private func feed(_ s: Stream, _ bytes: UnsafeBufferPointer<UInt8>, _ out: (Output) -> Void) -> Int {
         // Each sentence's receive time: its chunk's, or for the first one, if it began in an earlier chunk, that one's.
         let startedEarlier = s.framer.isInsideSentence || s.framer.isInsideFrame
         var completed = 0
@@ -122,6 +125,7 @@ public final class NMEAStage {
         if (s.framer.isInsideSentence || s.framer.isInsideFrame) && (completed > 0 || !startedEarlier) {
             s.partialStartUTC = s.chunkUTC
         }
+        return completed
     }
 
     private func decode(_ f: UBXFrame, receiveTime: Timestamp?, _ s: Stream, _ out: (Output) -> Void) {

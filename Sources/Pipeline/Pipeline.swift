@@ -53,6 +53,9 @@ public final class Pipeline {
     public let output: OutputStage
     /// Optional observer of every output event (tests, the Swift API, the network outputs).
     public var observer: ((OutputEvent) -> Void)?
+    /// Told (source ID, the chunk's monotonic stamp) when a chunk of receiver bytes held valid data: the live
+    /// session hands it to the sources, which then need not frame the bytes themselves (framed once, here).
+    public var validData: ((Int, Int64) -> Void)?
 
     /// The monotonic time of the event being processed (the time base of the vehicle heading and dead reckoning).
     private var currentMonotonicNanos: Int64?
@@ -95,7 +98,8 @@ public final class Pipeline {
         currentUTC = event.utc
         switch event.payload {
         case .nmea(let bytes):
-            bytes.withUnsafeBufferPointer { nmea.feed($0, sourceID: event.sourceID, receiveUTC: event.utc, handNMEA) }
+            let completed = bytes.withUnsafeBufferPointer { nmea.feed($0, sourceID: event.sourceID, receiveUTC: event.utc, handNMEA) }
+            if completed > 0, let validData, let t = event.monotonicNanos { validData(event.sourceID, t) }
         case .fix(let external):
             if settings.useExternalFixes && settings.externalFixProviders.contains(external.provider)
                 && !nmea.hasNMEA(from: event.sourceID) {

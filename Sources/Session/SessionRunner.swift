@@ -110,6 +110,8 @@ public final class SessionRunner {
             throw error
         }
         inbox?.attach(queue)
+        // The pipeline frames every receiver chunk; the sources learn from it that their data is valid.
+        p.validData = { [queue] id, t in queue.noteValidData(sourceID: id, monotonicNanos: t) }
         queue.start()
         var failure: CaptureError?
         loop: while true {

@@ -83,15 +83,18 @@ import Testing
                     break
                 }
             }
-            // Second launch: the condition and its last state are back; the replay starts outside the stop, so the
-            // first event leaves the satisfied state.
+            // Second launch: the condition and its last state are back. The first launch's replay may have carried
+            // the car out of the stop before that monitor went away, so the last state is satisfied (in the stop) or
+            // unsatisfied (left it); either way it is the assumption the new launch starts from, and the replay,
+            // which starts outside the stop, gives the first event that follows from it.
             let monitor = await CLMonitor("trips")
             #expect(await monitor.identifiers == [stop.name])
             let record = await monitor.record(for: stop.name)
-            #expect(record?.lastEvent.state == .satisfied)
+            let restored = record?.lastEvent.state
+            #expect(restored == .satisfied || restored == .unsatisfied, "\(String(describing: restored))")
             #expect((record?.condition as? CLMonitor.CircularGeographicCondition)?.radius == stop.radius)
             for try await event in await monitor.events {
-                #expect(event.identifier == stop.name && event.state == .unsatisfied)
+                #expect(event.identifier == stop.name && event.state == (restored == .satisfied ? .unsatisfied : .satisfied))
                 break
             }
             await monitor.remove(stop.name)

@@ -7,6 +7,8 @@ import Foundation
 import LocationCore
 import LodestarIO
 import NMEA
+import Pipeline
+import Events
 import Synchronization
 import Testing
 import TestSupport
@@ -22,7 +24,7 @@ final class LiveSourceThread: Sendable {
     private let finishedAt = Atomic<Int64>(0)
 
     /// `prologue` runs on the source's thread before `run` (e.g. per-thread credentials).
-    init(_ source: any LiveSource, sourceID: Int = 0, sink: SourceRecorder, prologue: (@Sendable () -> Void)? = nil) {
+    init(_ source: any LiveSource, sourceID: Int = 0, sink: any SourceSink, prologue: (@Sendable () -> Void)? = nil) {
         self.source = source
         let thread = Thread { [self] in
             prologue?()
@@ -301,6 +303,55 @@ struct SerialTests {
         #expect(await sink.wait(3) { $0.states.contains(.recovered) })
         await runner.stop()
         #expect(sink.states == [.starting, .available, .unavailable, .recovered])
+    }
+
+    /// Bytes are framed once: once data flows and the session's pipeline says what it framed
+    /// (`SourceSink.lastValidDataNanos`), the source stops framing chunks itself; the pipeline's silence still
+    /// ends in `unavailable`, and the source frames again while it waits, so `recovered` comes before the data.
+    @Test func onceDataFlowsOnlyThePipelineFrames() async throws {
+        final class PipelineSink: SourceSink, @unchecked Sendable {
+            let recorder = SourceRecorder()
+            let pipeline = Pipeline(settings: Pipeline.Settings(), encoder: LodestarJSONEncoder(), sinks: [])
+            let seen = Mutex<[Int: Int64]>([:])
+            init() { pipeline.validData = { [unowned self] id, t in self.seen.withLock { $0[id] = t } } }
+            func deliver(_ e: SensorEvent) { recorder.deliver(e); pipeline.process(e) }   // the source's thread only
+            func report(_ s: StatusReport) { recorder.report(s) }
+            func lastValidDataNanos(sourceID: Int) -> Int64? { seen.withLock { $0[sourceID] } }
+        }
+        let pty = try PseudoTerminal()
+        var settings = SerialSource.Settings()
+        settings.silenceTimeoutNanos = 300_000_000
+        let sink = PipelineSink()
+        let source = SerialSource(path: pty.slavePath, baud: .fixed(9600), settings: settings)
+        let runner = LiveSourceThread(source, sink: sink)
+        let feeder = pty.startFeeding(ReceiverNMEA.cycle, everyMilliseconds: 50)
+        #expect(await sink.recorder.wait(3) { $0.states.contains(.available) })
+        #expect(await sink.recorder.wait(5) { $0.events.count >= 30 })
+        let chunks = sink.recorder.events.count, framedHere = source.chunksFramedBySource
+        // Framed here only until the pipeline first reported (the first chunk or two), not every chunk.
+        #expect(framedHere <= 3 && chunks >= 30, "\(framedHere) of \(chunks) chunks framed by the source")
+        feeder.stop()
+        #expect(await sink.recorder.wait(3) { $0.states.contains(.unavailable) })
+        #expect(sink.recorder.statuses.last?.message?.contains("no valid NMEA") == true)
+        let resumed = pty.startFeeding(ReceiverNMEA.cycle, everyMilliseconds: 50)
+        defer { resumed.stop() }
+        #expect(await sink.recorder.wait(3) { $0.states.contains(.recovered) })
+        await runner.stop()
+        #expect(sink.recorder.states == [.starting, .available, .unavailable, .recovered])
+        #expect(source.chunksFramedBySource > framedHere, "framed again while waiting for data")
+    }
+
+    /// A sink that does not report what it framed (a recorder with no pipeline): the source frames every chunk.
+    @Test func withoutThePipelinesWordTheSourceFramesEveryChunk() async throws {
+        let pty = try PseudoTerminal()
+        let sink = SourceRecorder()
+        let source = SerialSource(path: pty.slavePath, baud: .fixed(9600))
+        let runner = LiveSourceThread(source, sink: sink)
+        let feeder = pty.startFeeding(ReceiverNMEA.cycle, everyMilliseconds: 50)
+        defer { feeder.stop() }
+        #expect(await sink.wait(5) { $0.events.count >= 10 })
+        await runner.stop()
+        #expect(source.chunksFramedBySource == sink.events.count)
     }
 
     /// What a pty can prove about autobaud: setting each candidate rate, flushing, framing and locking on the
