@@ -136,12 +136,16 @@ bench: deps $(TOOLSET)
 # by the estimator alone, and its per-sample cost;
 # position smoothing raw vs smoothed on ../shared/data/gnss (GSDC Pixel 4, F9K, the walk with a real IMU).
 # All release builds take the same flags (LINK_FLAGS), so one build directory serves them without recompiling.
+# (`swift run` takes no --static-swift-stdlib: the tools are built with the flags, then run.)
 eval: deps $(TOOLSET)
-	$(SWIFT) run -c release $(LINK_FLAGS) LodestarEval
-	$(SWIFT) run -c release $(LINK_FLAGS) LodestarEval --estimator-only
-	$(SWIFT) run -c release $(LINK_FLAGS) LodestarEval bench
-	$(SWIFT) run -c release $(LINK_FLAGS) SmoothingEval
-	python3 scripts/geodata/evalset.py > /tmp/lodestar-geocoding-eval.csv && $(SWIFT) run -c release $(LINK_FLAGS) GeocodingEval /tmp/lodestar-geocoding-eval.csv
+	$(SWIFT) build -c release $(LINK_FLAGS) --product LodestarEval
+	$(SWIFT) build -c release $(LINK_FLAGS) --product SmoothingEval
+	$(SWIFT) build -c release $(LINK_FLAGS) --product GeocodingEval
+	.build/release/LodestarEval
+	.build/release/LodestarEval --estimator-only
+	.build/release/LodestarEval bench
+	.build/release/SmoothingEval
+	python3 scripts/geodata/evalset.py > /tmp/lodestar-geocoding-eval.csv && .build/release/GeocodingEval /tmp/lodestar-geocoding-eval.csv
 
 fuzz: deps
 	scripts/fuzz.sh $(FUZZ_SECONDS)

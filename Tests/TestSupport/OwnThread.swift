@@ -1,4 +1,5 @@
 import Foundation
+#if canImport(Testing)  // absent from release tool builds (SmoothingEval links TestSupport for its simulated receivers)
 import Testing
 
 /// Runs each test case of a suite on threads of its own instead of the Swift concurrency pool, a bounded number
@@ -63,3 +64,4 @@ final class TestSlots: @unchecked Sendable {
         if waiters.isEmpty { free += 1; lock.unlock() } else { let c = waiters.removeFirst(); lock.unlock(); c.resume() }
     }
 }
+#endif
