@@ -103,13 +103,9 @@ public actor CLMonitor {
             for c in store.load(store.monitorFile(name)) {
                 let condition = CLCircularGeographicCondition(center: CLLocationCoordinate2D(latitude: c.latitude, longitude: c.longitude),
                                                               radius: c.radius)
-                restore(condition, identifier: c.identifier, state: c.state.flatMap(Event.State.init(rawValue:)) ?? .unknown)
+                add(condition, identifier: c.identifier, assuming: c.state.flatMap(Event.State.init(rawValue:)) ?? .unknown)
             }
         }
-    }
-
-    private func restore(_ condition: CLCircularGeographicCondition, identifier: String, state: Event.State) {
-        add(condition, identifier: identifier, assuming: state)
     }
 
     /// Writes every circular condition with its last state (the whole set, replaced at once).

@@ -16,7 +16,7 @@ public enum LodestarJSONDecoder {
             guard let source = v["source"]?.string, let state = v["state"]?.string.flatMap(StatusReport.State.init(rawValue:))
             else { return nil }
             return .status(StatusReport(source: source, state: state, message: v["message"]?.string,
-                                        time: v["time"]?.string.flatMap(parseISOTimestamp)))
+                                        time: v["time"]?.string.flatMap(Timestamp.parseISO8601)))
         case "availability":
             guard let l = v["locationServicesEnabled"]?.bool, let h = v["headingAvailable"]?.bool else { return nil }
             return .availability(locationServicesEnabled: l, headingAvailable: h)
@@ -36,7 +36,7 @@ public enum LodestarJSONDecoder {
 
     static func fix(_ v: JSONValue) -> Location? {
         var l = Location()
-        l.time = v["time"]?.string.flatMap(parseISOTimestamp)
+        l.time = v["time"]?.string.flatMap(Timestamp.parseISO8601)
         l.mode = switch v["mode"]?.string {
         case "2d": .twoD
         case "3d": .threeD

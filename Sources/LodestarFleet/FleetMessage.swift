@@ -28,7 +28,7 @@ enum FleetMessage {
             l.courseDegrees = v["cog"]?.number
             l.mode = .threeD
         } else {
-            guard v["class"]?.string == "fix", let t = v["time"]?.string.flatMap(parseISOTimestamp),
+            guard v["class"]?.string == "fix", let t = v["time"]?.string.flatMap(Timestamp.parseISO8601),
                   let lat = v["latitudeDegrees"]?.number, let lon = v["longitudeDegrees"]?.number else { return nil }
             l.time = t
             l.latitudeDegrees = lat; l.longitudeDegrees = lon

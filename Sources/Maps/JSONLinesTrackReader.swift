@@ -89,8 +89,3 @@ public struct JSONLinesTrackReader {
         }
     }
 }
-
-/// ISO 8601 UTC times as Lodestar writes them: `Timestamp.parseISO8601` (the one parser), under its old name.
-public enum ISOTime {
-    public static func parse(_ s: String) -> Timestamp? { Timestamp.parseISO8601(s) }
-}

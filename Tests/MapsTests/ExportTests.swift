@@ -27,7 +27,7 @@ import TestSupport
         #expect(r.data.raw[0].isDeadReckoned && r.data.raw[0].interference)
         #expect(r.data.raw[0].headingAccuracyDegrees == -1 && r.data.raw[0].headingDegrees == 10)
         #expect(r.data.headingEvents == 1 && r.data.validHeadingEvents == 0)
-        #expect(ISOTime.parse("2020-05-14T22:10:46") == nil && ISOTime.parse("garbage") == nil)
+        #expect(Timestamp.parseISO8601("2020-05-14T22:10:46") == nil && Timestamp.parseISO8601("garbage") == nil)
     }
 
     @Test func regionsGeoJSONRoundTrip() throws {

@@ -71,7 +71,7 @@ struct GoldenTruthTests {
         var errors: [Double] = []
         var within = 0
         for f in fixes {
-            guard let timeText = f["time"] as? String, let t = parseISOTimestamp(timeText),
+            guard let timeText = f["time"] as? String, let t = Timestamp.parseISO8601(timeText),
                   let lat = f["latitudeDegrees"] as? Double, let lon = f["longitudeDegrees"] as? Double,
                   let accuracy = f["horizontalAccuracyMeters"] as? Double, let truth = Self.truth.at(t) else { continue }
             let e = Geo.distanceMeters(lat, lon, truth.latitudeDegrees, truth.longitudeDegrees)
@@ -194,7 +194,7 @@ struct GoldenTruthTests {
         #expect(decoded.count == 299)
         var errors: [Double] = []
         for (time, tpv) in decoded {
-            guard let t = parseISOTimestamp(time), let lat = tpv["lat"] as? Double, let lon = tpv["lon"] as? Double,
+            guard let t = Timestamp.parseISO8601(time), let lat = tpv["lat"] as? Double, let lon = tpv["lon"] as? Double,
                   let truth = Self.truth.at(t) else { Issue.record("TPV without time or position: \(tpv)"); continue }
             errors.append(Geo.distanceMeters(lat, lon, truth.latitudeDegrees, truth.longitudeDegrees))
         }
