@@ -111,7 +111,13 @@ public struct PositionSmoother: Sendable {
     /// The held point and its per-axis variance (m²).
     var held: (east: Double, north: Double, variance: Double)?
     /// How the receiver's error decorrelates, learned from its fixes (the accuracy's slow part and the white part).
-    public internal(set) var errorStructure = ErrorStructure()
+    /// (Kept in a copy-on-write box, like the accelerometer window: the two rings are ~9 KB, and a smoother held
+    /// inline was copied whole on every fix, e.g. to call a non-mutating method or to predict.)
+    public internal(set) var errorStructure: ErrorStructure {
+        _read { yield errorStructureBox.value }
+        _modify { yield &errorStructureBox.value }
+    }
+    var errorStructureBox = CopyOnWrite(ErrorStructure())
     /// Velocity consistency: running mean of the normalised velocity innovation (χ²/2, 1 when the filter's velocity
     /// covariance is right), for honest speed and course accuracies.
     public internal(set) var velocityConsistency = 1.0
@@ -143,7 +149,11 @@ public struct PositionSmoother: Sendable {
     /// integrated from the gyroscope with the filter's velocity at `time`.
     var yawSinceFix = 0.0
     var displacementSinceFix: (east: Double, north: Double) = (0, 0)
-    var accelWindow = MagnitudeWindow()
+    var accelWindow: MagnitudeWindow {
+        _read { yield accelWindowBox.value }
+        _modify { yield &accelWindowBox.value }
+    }
+    var accelWindowBox = CopyOnWrite(MagnitudeWindow())
 
     public init(settings: Settings = .default) { self.settings = settings }
 
@@ -300,6 +310,26 @@ public struct PositionSmoother: Sendable {
               Double(t.nanosecondsSince1970 - at) / 1e9 <= settings.inertialMaximumAgeSeconds,
               accelWindow.count >= 5 else { return nil }
         return accelWindow.variance
+    }
+}
+
+/// A value kept on the heap and copied only when written while shared (as Array does): large fixed-size state
+/// (InlineArray rings) that is allocated once and not copied with every copy of its owner.
+struct CopyOnWrite<Value: Sendable>: Sendable {
+    // Safe to share across threads: it is never mutated while shared (written only after
+    // isKnownUniquelyReferenced, copied otherwise), like the standard library's collections.
+    final class Box: @unchecked Sendable {
+        var value: Value
+        init(_ value: Value) { self.value = value }
+    }
+    private var box: Box
+    init(_ value: Value) { box = Box(value) }
+    var value: Value {
+        _read { yield box.value }
+        _modify {
+            if !isKnownUniquelyReferenced(&box) { box = Box(box.value) }
+            yield &box.value
+        }
     }
 }
 

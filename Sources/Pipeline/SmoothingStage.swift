@@ -74,7 +74,10 @@ public final class SmoothingStage {
     }
 
     public let settings: Settings
-    private var smoother: PositionSmoother?
+    /// Stored directly, not as an Optional: reading one field through `smoother?.` copied the whole smoother (its
+    /// error-structure ring is ~4.5 KB) on every fix: a quarter of a replay's instructions went to memcpy.
+    private var smoother: PositionSmoother
+    private let enabled: Bool
     /// Time base for inertial samples: the monotonic time of the event that carried the last smoothed fix, and its UTC.
     private var lastFixMonotonicNanos: Int64?
     private var lastSmoothedFixTime: Timestamp?
@@ -95,23 +98,24 @@ public final class SmoothingStage {
 
     public init(settings: Settings) {
         self.settings = settings
-        if let s = settings.smoothing { smoother = PositionSmoother(settings: s) }
+        smoother = PositionSmoother(settings: settings.smoothing ?? .default)
+        enabled = settings.smoothing != nil
     }
 
     /// A receiver fix (or a no-fix epoch), carried by an event at `monotonicNanos`: smoothed when it has a
     /// position; dead reckoned (status 6, mode kept) when it has none and the outage is young; as parsed otherwise
     /// ("location unavailable"). nil: nothing to output (a duplicate, out of order, or paused).
     public func fix(_ fix: Location, monotonicNanos: Int64?) -> Location? {
-        guard smoother != nil else { return fix }
+        guard enabled else { return fix }
         pendingTimeJump = nil
         if fix.latitudeDegrees != nil, fix.longitudeDegrees != nil, fix.mode != .noFix, let t = fix.time {
             noteForwardJump(t, monotonicNanos: monotonicNanos)
-            guard let out = smoother?.process(fix: fix) else { return nil }
-            if smoother?.lastOutcome == .outOfOrder {
+            let out = smoother.process(fix: fix)
+            if smoother.lastOutcome == .outOfOrder {
                 return timeWentBack(fix, at: t, monotonicNanos: monotonicNanos)
             }
             behind.removeAll(keepingCapacity: true)
-            if smoother?.lastOutcome == .duplicate { return nil }
+            if smoother.lastOutcome == .duplicate { return nil }
             if fix.mode != .unknown { lastGoodMode = fix.mode }
             lastSmoothedFixTime = fix.time
             lastFixMonotonicNanos = monotonicNanos
@@ -141,7 +145,7 @@ public final class SmoothingStage {
             if !(step > 0 && step <= settings.timeJumpMaximumStepSeconds) { behind.removeAll(keepingCapacity: true) }
         }
         behind.append(t)
-        guard behind.count >= settings.timeJumpConfirmationEpochs, let old = smoother?.time else {
+        guard behind.count >= settings.timeJumpConfirmationEpochs, let old = smoother.time else {
             fixesDroppedForTimeJump += 1
             return nil
         }
@@ -156,8 +160,8 @@ public final class SmoothingStage {
         lastTimeJump = jump
         pendingTimeJump = jump
         // Re-anchor just before this epoch, then take it as the first fix of the new base.
-        smoother?.rebaseTime(to: t.adding(nanoseconds: -1))
-        guard let out = smoother?.process(fix: fix) else { return nil }
+        smoother.rebaseTime(to: t.adding(nanoseconds: -1))
+        let out = smoother.process(fix: fix)
         if fix.mode != .unknown { lastGoodMode = fix.mode }
         lastSmoothedFixTime = t
         lastFixMonotonicNanos = monotonicNanos
@@ -182,7 +186,7 @@ public final class SmoothingStage {
     }
 
     private func deadReckoned(at t: Timestamp, template: Location) -> Location? {
-        guard var dr = smoother?.deadReckon(to: t) else { return nil }
+        guard var dr = smoother.deadReckon(to: t) else { return nil }
         dr.mode = lastGoodMode
         dr.satellitesUsed = template.satellitesUsed
         dr.satellitesVisible = template.satellitesVisible
@@ -196,14 +200,14 @@ public final class SmoothingStage {
     /// fixes gone but inertial data flowing, returns a dead-reckoned fix every `deadReckoningIntervalSeconds` until
     /// the outage limit, then one "no fix" (location unavailable); nil otherwise.
     public func motion(_ sample: MotionSample, monotonicNanos: Int64?) -> Location? {
-        guard smoother != nil, let fixTime = lastSmoothedFixTime, let fixMono = lastFixMonotonicNanos,
+        guard enabled, let fixTime = lastSmoothedFixTime, let fixMono = lastFixMonotonicNanos,
               let mono = monotonicNanos, mono >= fixMono else { return nil }
         let t = fixTime.adding(nanoseconds: mono - fixMono)
         switch sample {
-        case .accelerometer(let a, let bias): smoother?.process(specificForceBody: bias.map { a - $0 } ?? a, at: t)
-        case .accelerometerRaw(let raw): smoother?.process(specificForceBody: raw.vector, at: t)
-        case .gyroscope(let w, let drift): smoother?.process(angularRateBody: drift.map { w - $0 } ?? w, at: t)
-        case .gyroscopeRaw(let raw): smoother?.process(angularRateBody: raw.vector, at: t)
+        case .accelerometer(let a, let bias): smoother.process(specificForceBody: bias.map { a - $0 } ?? a, at: t)
+        case .accelerometerRaw(let raw): smoother.process(specificForceBody: raw.vector, at: t)
+        case .gyroscope(let w, let drift): smoother.process(angularRateBody: drift.map { w - $0 } ?? w, at: t)
+        case .gyroscopeRaw(let raw): smoother.process(angularRateBody: raw.vector, at: t)
         default: return nil
         }
         let sinceFix = Double(t.nanosecondsSince1970 - fixTime.nanosecondsSince1970) / 1e9
@@ -222,10 +226,10 @@ public final class SmoothingStage {
     }
 
     public var snapshot: Snapshot {
-        Snapshot(enabled: smoother != nil, fixesSmoothed: fixesSmoothed, fixesDeadReckoned: fixesDeadReckoned,
+        Snapshot(enabled: enabled, fixesSmoothed: fixesSmoothed, fixesDeadReckoned: fixesDeadReckoned,
                  fixesPaused: fixesPaused, pausedStationary: pausedStationary, reportedUnavailable: reportedUnavailable,
-                 lastSmoothedFixTime: lastSmoothedFixTime, lastOutcome: smoother?.lastOutcome,
-                 isStationary: smoother?.isStationary, adaptiveScale: smoother?.adaptiveScale,
+                 lastSmoothedFixTime: lastSmoothedFixTime, lastOutcome: enabled ? smoother.lastOutcome : nil,
+                 isStationary: enabled ? smoother.isStationary : nil, adaptiveScale: enabled ? smoother.adaptiveScale : nil,
                  fixesDroppedForTimeJump: fixesDroppedForTimeJump, timeJumps: timeJumps, lastTimeJump: lastTimeJump)
     }
 }
