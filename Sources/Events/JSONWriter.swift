@@ -22,11 +22,8 @@ public struct JSONWriter {
 
     @inlinable
     mutating func key(_ out: inout ByteBuffer, _ k: StaticString) {
-        if !first { out.append(0x2C) }
+        out.appendJSONKey(k, comma: !first)
         first = false
-        out.append(0x22)
-        out.append(k)
-        out.append(0x22); out.append(0x3A)
     }
 
     @inlinable

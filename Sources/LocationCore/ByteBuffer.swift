@@ -49,6 +49,22 @@ public struct ByteBuffer: ~Copyable {
         _count += n
     }
 
+    /// `,"key":` (the comma only when asked): one capacity check for the whole key.
+    @inlinable @inline(__always)
+    public mutating func appendJSONKey(_ k: StaticString, comma: Bool) {
+        let n = k.utf8CodeUnitCount
+        reserve(n + 4)
+        var at = _count
+        if comma { base[at] = 0x2C; at += 1 }
+        base[at] = 0x22
+        let src = k.utf8Start
+        var i = 0
+        while i < n { base[at + 1 + i] = src[i]; i += 1 }
+        base[at + 1 + n] = 0x22
+        base[at + 2 + n] = 0x3A
+        _count = at + 3 + n
+    }
+
     @inlinable
     public mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let src = bytes.baseAddress else { return }

@@ -142,13 +142,25 @@ public final class NMEAFramer {
                 continue
             }
             if b >= 0x20 && b <= 0x7E && b != 0x24 && b != 0x21 {
-                if length >= capacity {
+                // The rest of the run of sentence characters, copied at once (a byte-by-byte copy was a tenth of
+                // a replay's instructions).
+                var j = i
+                while j < n {
+                    let c = base[j]
+                    if c < 0x20 || c > 0x7E || c == 0x24 || c == 0x21 { break }
+                    j += 1
+                }
+                let run = j - i + 1
+                if length + run > capacity {
+                    // Too long: the sentence is dropped and the rest of its characters discarded.
                     statistics.rejected[RejectionReason.tooLong.rawValue] += 1
                     inSentence = false; length = 0; discarding = true
+                    i = j
                     continue
                 }
-                buffer[length] = b
-                length += 1
+                (buffer + length).update(from: base + (i - 1), count: run)
+                length += run
+                i = j
                 continue
             }
             switch b {

@@ -4,10 +4,18 @@ import LocationCore
 /// type, minimum field count, handler). Any two-letter talker is accepted; `$P…` sentences pass through as
 /// proprietary. Empty fields become nil; malformed numbers make only that field nil.
 public final class NMEAParser {
-    public private(set) var statistics = NMEAStatistics()
+    public var statistics: NMEAStatistics { counts }
     /// Count of parsed sentences per type name (for the replay summary).
-    public private(set) var countsByType: [SentenceType: Int] = [:]
-    public var countSentenceTypes = false
+    public var countsByType: [SentenceType: Int] { typeCounts }
+    public var countSentenceTypes: Bool {
+        get { countTypes }
+        set { countTypes = newValue }
+    }
+    // Private storage behind the public views: the optimizer can then drop the run-time exclusivity checks
+    // (swift_beginAccess) it otherwise makes on every access to a public stored property of a class.
+    private var counts = NMEAStatistics()
+    private var typeCounts: [SentenceType: Int] = [:]
+    private var countTypes = false
 
     private let starts: UnsafeMutablePointer<Int32>
     private let startsCapacity: Int
@@ -19,13 +27,13 @@ public final class NMEAParser {
 
     deinit { starts.deallocate() }
 
-    public func resetStatistics() { statistics = NMEAStatistics(); countsByType = [:] }
+    public func resetStatistics() { counts = NMEAStatistics(); typeCounts = [:] }
 
     /// Parses a framed sentence; nil when rejected (the reason is counted).
     public func parse(_ framed: FramedSentence) -> ParsedSentence? {
         let body = framed.body
         guard let base = body.baseAddress else {
-            statistics.rejected[RejectionReason.emptySentence.rawValue] += 1
+            counts.rejected[RejectionReason.emptySentence.rawValue] += 1
             return nil
         }
         return withFields(base, body.count) { fields in parse(fields: fields) }
@@ -60,7 +68,7 @@ public final class NMEAParser {
     }
 
     private func reject(_ reason: RejectionReason) -> ParsedSentence? {
-        statistics.rejected[reason.rawValue] += 1
+        counts.rejected[reason.rawValue] += 1
         return nil
     }
 
@@ -72,7 +80,7 @@ public final class NMEAParser {
             return reject(.invalidAddress)
         }
         if first == 0x50 { // 'P': proprietary
-            statistics.framed += 1
+            counts.framed += 1
             return ParsedSentence(talker: nil, type: nil,
                                   sentence: .proprietary(address: String(decoding: address, as: UTF8.self)))
         }
@@ -80,12 +88,12 @@ public final class NMEAParser {
         let talker = Talker(address[0], address[1])
         let type = SentenceType(code: UInt32(address[2]) << 16 | UInt32(address[3]) << 8 | UInt32(address[4]))
         guard let handler = Self.handler(for: type.code) else {
-            statistics.framed += 1
+            counts.framed += 1
             return ParsedSentence(talker: talker, type: type, sentence: .unsupported(type))
         }
         guard f.count >= handler.minimumFields else { return reject(.tooFewFields) }
-        statistics.framed += 1
-        if countSentenceTypes { countsByType[type, default: 0] += 1 }
+        counts.framed += 1
+        if countTypes { typeCounts[type, default: 0] += 1 }
         let sentence = handler.parse(f)
         return ParsedSentence(talker: talker, type: type, sentence: sentence)
     }

@@ -18,6 +18,7 @@ extension UBXEpochAssembler {
             guard let m = NavPVT(payload: p) else { return .malformed }
             beginNavigation(m.iTOWMilliseconds, emit)
             epoch.pvt = m
+            sawNavigationSolution = true
         case (0x01, 0x04):
             guard let m = NavDOP(payload: p) else { return .malformed }
             beginNavigation(m.iTOWMilliseconds, emit)
@@ -26,6 +27,7 @@ extension UBXEpochAssembler {
             guard let m = NavPOSLLH(payload: p) else { return .malformed }
             beginNavigation(m.iTOWMilliseconds, emit)
             epoch.posllh = m
+            sawNavigationSolution = true
         case (0x01, 0x12):
             guard let m = NavVELNED(payload: p) else { return .malformed }
             beginNavigation(m.iTOWMilliseconds, emit)
@@ -34,6 +36,7 @@ extension UBXEpochAssembler {
             guard let m = NavHPPOSLLH(payload: p) else { return .malformed }
             beginNavigation(m.iTOWMilliseconds, emit)
             epoch.hpposllh = m
+            sawNavigationSolution = true
         case (0x01, 0x35):
             guard let m = NavSAT(payload: p) else { return .malformed }
             beginNavigation(m.iTOWMilliseconds, emit)
@@ -52,7 +55,6 @@ extension UBXEpochAssembler {
             case .malformed: return .malformed
             }
         }
-        if epoch.hasSolution { sawNavigationSolution = true }
         return .decoded
     }
 }

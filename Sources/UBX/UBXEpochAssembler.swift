@@ -90,12 +90,13 @@ public struct UBXEpochAssembler: Sendable {
         guard let t = message.iTOWMilliseconds else { return }
         beginNavigation(t, emit)
         switch message {
-        case .navPVT(let m): epoch.pvt = m
+        case .navPVT(let m): epoch.pvt = m; sawNavigationSolution = true
         case .navSOL(let m):
             epoch.sol = m
+            sawNavigationSolution = true
             if m.weekValid { week = m.week }
-        case .navPOSLLH(let m): epoch.posllh = m
-        case .navHPPOSLLH(let m): epoch.hpposllh = m
+        case .navPOSLLH(let m): epoch.posllh = m; sawNavigationSolution = true
+        case .navHPPOSLLH(let m): epoch.hpposllh = m; sawNavigationSolution = true
         case .navVELNED(let m): epoch.velned = m
         case .navDOP(let m): epoch.dop = m
         case .navSTATUS(let m):
@@ -111,13 +112,13 @@ public struct UBXEpochAssembler: Sendable {
             if m.weekValid { week = m.week }
         case .navTIMEUTC(let m): epoch.timeutc = m
         case .navRELPOSNED(let m): epoch.relposned = m
-        case .navSAT(let m): epoch.sat = m
-        case .navSVINFO(let m): epoch.svinfo = m
-        case .hnrPVT(let m): epoch.hnr = m
+        case .navSAT(let m): epoch.sat = m; sawSky = true
+        case .navSVINFO(let m): epoch.svinfo = m; sawSky = true
+        case .hnrPVT(let m): epoch.hnr = m; sawNavigationSolution = true
         default: break
         }
-        if epoch.hasSolution { sawNavigationSolution = true }
-        if epoch.sat != nil || epoch.svinfo != nil { sawSky = true }
+        // (Set per message above, the messages `Epoch.hasSolution` and the sky look at: reading the epoch's
+        // computed property here copied the whole epoch for every message.)
     }
 
     /// A navigation message of epoch `t`: the epoch in progress ends when `t` differs; one is begun if none is.
