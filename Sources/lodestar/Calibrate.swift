@@ -12,6 +12,7 @@ import Glibc
 
 struct Calibrate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "calibrate",
         abstract: "Fit a magnetometer calibration (hard and soft iron) from a capture and write a calibration file.",
         discussion: """
         Reads magnetometer samples from a capture (Lodestar captures, GnssLogger logs with UncalMag/Mag rows, \

@@ -11,6 +11,7 @@ import Glibc
 
 struct Field: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "field",
         abstract: "Earth's magnetic field from the World Magnetic Model (WMM2025): declination, inclination, intensities, grid variation and their change per year.",
         discussion: """
         Heights are above the WGS84 ellipsoid (as GNSS receivers report altitudeEllipsoidMeters), not above sea level. \

@@ -141,6 +141,7 @@ final class SessionCounter: OutputEventConsumer {
 
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "run",
         abstract: "Run the live pipeline: GNSS receivers (serial or gpsd) and motion sensors (I2C or IIO) to stdout or a FIFO.",
         discussion: """
         The same session as replay, fed by live sources, each on its own thread. Sources that fail (unplugged, \
@@ -294,6 +295,7 @@ struct Run: ParsableCommand {
 
 struct Record: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "record",
         abstract: "Record live sources into a Lodestar capture (every raw event with its timestamps), for replay.",
         discussion: """
         The capture holds NMEA bytes exactly as received, raw sensor counts with their scale, status changes and \

@@ -180,6 +180,7 @@ final class MQTTSession: OutputEventConsumer {
 /// `lodestar fleet …` runs `lodestar-fleet` from the same directory (so the board's binary never links libpq).
 struct Fleet: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "fleet",
         abstract: "Fleet side: subscribe to every board's topics and write fixes to PostgreSQL/PostGIS (runs lodestar-fleet; see docs/fleet.md).")
 
     @Argument(parsing: .captureForPassthrough, help: "Arguments for lodestar-fleet (try: lodestar fleet --help).")

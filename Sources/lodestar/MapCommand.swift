@@ -63,6 +63,7 @@ struct MapCommand: ParsableCommand {
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "export",
         abstract: "Export a drive as GPX 1.1, GeoJSON, KML or CSV; or regions as GeoJSON.",
         discussion: """
         The input is as for `lodestar map`. GPX carries time, elevation, hdop and satellites per point, speed and \

@@ -45,6 +45,7 @@ extension CaptureFormat: ExpressibleByArgument {}
 
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "replay",
         abstract: "Replay capture files through the same pipeline as live input.",
         discussion: """
         Formats are detected from the content (override with --format): Lodestar captures (#!lodestar-capture), \

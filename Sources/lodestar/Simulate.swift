@@ -10,6 +10,7 @@ import Glibc
 
 struct Simulate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "simulate",
         abstract: "Write a deterministic, seeded capture of a simulated drive (GNSS NMEA with noise and a stop, magnetometer with hard iron and an interference event, accelerometer).",
         discussion: """
         The same seed always gives the same bytes. captures/simulated-drive.lcap was made with:
