@@ -59,6 +59,29 @@ public final class NMEALogReader: CaptureReader {
             let n = block.count
             var i = position
             var stopAfterLine = false
+            if binarySeen && !inComment && !lineEvents && i < n {
+                // Binary from here on: no more comment lines, so the rest of the block is data, appended at once;
+                // its lines are only counted (a per-line append was a tenth of a UBX replay).
+                var j = i, accepted = 0
+                while j < n {
+                    guard let found = memchr(base + j, 0x0A, n - j) else { lineHasData = true; break }
+                    let end = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base + 1
+                    let length = end - j
+                    if lineHasData || length > 2 || (length == 2 && base[j] != 0x0D) { accepted += 1 }
+                    lineHasData = false
+                    j = end
+                }
+                pending.append(contentsOf: UnsafeBufferPointer(start: base + i, count: n - i))
+                atLineStart = base[n - 1] == 0x0A
+                if accepted > 0 {
+                    statistics.recordsRead += accepted
+                    statistics.recordsAccepted += accepted
+                    sawData = true
+                }
+                position = n
+                if pending.count >= Self.blockTarget { break }
+                continue
+            }
             while i < n {
                 if atLineStart {
                     atLineStart = false
