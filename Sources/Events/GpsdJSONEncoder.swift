@@ -108,18 +108,18 @@ public struct GpsdJSONEncoder: OutputEncoder {
                 out.append(0x5B)
                 for (i, sat) in sats.enumerated() {
                     if i > 0 { out.append(0x2C) }
-                    out.append(0x7B)
-                    var e = JSONWriter()
-                    e.first = true
-                    e.integer(&out, "PRN", Self.gpsdPRN(sat))
-                    e.number(&out, "el", sat.elevationDegrees, decimals: 1)
-                    e.number(&out, "az", sat.azimuthDegrees, decimals: 1)
-                    e.number(&out, "ss", sat.snrDBHz, decimals: 1)
-                    e.bool(&out, "used", sat.used)
+                    // Each key with its punctuation as one literal (PRN always comes first): the satellites are
+                    // most of a SKY's bytes.
+                    out.append("{\"PRN\":")
+                    out.appendDecimal(Self.gpsdPRN(sat))
+                    if let v = sat.elevationDegrees, v.isFinite { out.append(",\"el\":"); out.appendFixed(v, decimals: 1) }
+                    if let v = sat.azimuthDegrees, v.isFinite { out.append(",\"az\":"); out.appendFixed(v, decimals: 1) }
+                    if let v = sat.snrDBHz, v.isFinite { out.append(",\"ss\":"); out.appendFixed(v, decimals: 1) }
+                    out.append(sat.used ? ",\"used\":true" : ",\"used\":false")
                     if sat.constellation != .unknown {
-                        e.integer(&out, "gnssid", sat.constellation.rawValue)
-                        e.integer(&out, "svid", sat.svid)
-                        if let sig = Self.gpsdSignalID(sat), sig != 0 { e.integer(&out, "sigid", sig) }
+                        out.append(",\"gnssid\":"); out.appendDecimal(sat.constellation.rawValue)
+                        out.append(",\"svid\":"); out.appendDecimal(sat.svid)
+                        if let sig = Self.gpsdSignalID(sat), sig != 0 { out.append(",\"sigid\":"); out.appendDecimal(sig) }
                     }
                     out.append(0x7D)
                 }
