@@ -145,6 +145,21 @@ public final class NMEAFramer {
                 // The rest of the run of sentence characters, copied at once (a byte-by-byte copy was a tenth of
                 // a replay's instructions).
                 var j = i
+                // Eight bytes at a time while all are sentence characters (0x20…0x7E, neither '$' nor '!'); the
+                // usual exact any-byte tests (below n: (x − n·1) & ~x & 0x80·1; above n: ((x + (127 − n)·1) | x) & 0x80·1;
+                // equal: below 1 after XOR).
+                let raw = UnsafeRawPointer(base)
+                let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+                while j + 8 <= n {
+                    let x = raw.loadUnaligned(fromByteOffset: j, as: UInt64.self)
+                    let below = (x &- ones &* 0x20) & ~x & highs
+                    let above = ((x &+ ones) | x) & highs
+                    let d = x ^ (ones &* 0x24), e = x ^ (ones &* 0x21)
+                    let dollar = (d &- ones) & ~d & highs
+                    let bang = (e &- ones) & ~e & highs
+                    if below | above | dollar | bang != 0 { break }
+                    j += 8
+                }
                 while j < n {
                     let c = base[j]
                     if c < 0x20 || c > 0x7E || c == 0x24 || c == 0x21 { break }

@@ -129,4 +129,40 @@ struct FramerTests {
         #expect(whole.1 == random.1)
         #expect(whole.0.count > 100)
     }
+
+    /// The framer skips runs of sentence characters eight bytes at a time: every byte that ends a run must stop it
+    /// at every position within and across those eight-byte steps, whole or split into chunks.
+    @Test func everyNonSentenceByteStopsARunAtAnyPosition() {
+        let body = Array(Self.gga.utf8)
+        for bad: UInt8 in [0x00, 0x01, 0x1F, 0x7F, 0x80, 0xB5, 0xFF] {
+            for at in 1..<min(40, body.count - 3) {
+                var input = body
+                input.insert(bad, at: at)
+                input += Array("\r\n".utf8) + Array(Self.rmc.utf8) + Array("\r\n".utf8)
+                for chunks in [nil, [3], [8], [13]] as [[Int]?] {
+                    let (s, st) = frame(input, chunks: chunks)
+                    #expect(s == [Self.rmc], "byte \(bad) at \(at), chunks \(String(describing: chunks))")
+                    #expect(st.count(.invalidCharacter) == 1)
+                }
+            }
+        }
+        for start: UInt8 in [0x24, 0x21] {   // '$' or '!' inside: the partial sentence collides with a new one
+            for at in 1..<min(40, body.count - 3) {
+                var input = Array(body[0..<at]) + [start]
+                input += Array(Self.rmc.utf8.dropFirst()) + Array("\r\n".utf8)
+                let (s, st) = frame(input, chunks: [5])
+                if start == 0x24 && at == 1 {
+                    #expect(s == [Self.rmc])   // "$$": a doubled start is tolerated
+                } else {
+                    #expect(st.count(.collision) == 1, "\(start) at \(at)")
+                    #expect(s == (start == 0x24 ? [Self.rmc] : []), "\(start) at \(at)")
+                }
+            }
+        }
+        // A run that reaches the length limit in the middle of an eight-byte step.
+        let long = "$GPTXT," + String(repeating: "A", count: 5000) + "*00\r\n" + Self.rmc + "\r\n"
+        let (s, st) = frame(Array(long.utf8), chunks: [7])
+        #expect(s == [Self.rmc])
+        #expect(st.count(.tooLong) == 1)
+    }
 }
