@@ -34,8 +34,7 @@ public enum CaptureDetector {
     /// Detection on the first bytes of a capture (without a BOM).
     public static func detect(head: UnsafeBufferPointer<UInt8>, path: String) throws(CaptureError) -> CaptureFormat {
         if head.isEmpty { throw .unrecognizedFormat(path: path, reason: "the file is empty") }
-        let text = String(decoding: head, as: UTF8.self)
-        let lines = text.split(omittingEmptySubsequences: true, whereSeparator: { $0.isNewline }).prefix(200)
+        let lines = firstLines(head, 200)
         if let first = lines.first, first.hasPrefix(LodestarCapture.magic) { return .lodestar }
         if looksLikeDamagedLodestarCapture(head, lines: lines) {
             throw .unrecognizedFormat(path: path, reason: "a Lodestar capture with a damaged first line: it must be exactly "
@@ -63,6 +62,22 @@ public enum CaptureDetector {
         throw .unrecognizedFormat(path: path, reason: printable
             ? "no NMEA sentences, GnssLogger records, IMU CSV header or Lodestar capture magic in the first \(head.count) bytes"
             : "binary data with no NMEA sentences")
+    }
+
+    /// The first `limit` non-empty lines, split at the ASCII line breaks (LF, VT, FF, CR) byte by byte. (Splitting
+    /// the whole block as a String at Character boundaries cost 9 million instructions per start on binary logs.)
+    static func firstLines(_ head: UnsafeBufferPointer<UInt8>, _ limit: Int) -> ArraySlice<Substring> {
+        var lines: [Substring] = []
+        var start = 0
+        var i = 0
+        while i <= head.count && lines.count < limit {
+            if i == head.count || (head[i] >= 0x0A && head[i] <= 0x0D) {
+                if i > start { lines.append(Substring(String(decoding: UnsafeBufferPointer(rebasing: head[start..<i]), as: UTF8.self))) }
+                start = i + 1
+            }
+            i += 1
+        }
+        return lines[...]
     }
 
     /// Lodestar capture header keys or records without the magic line first.
