@@ -6,7 +6,9 @@
 /// So S(1 s) is (about) the white part, which a filter averages away, and S(L) at the longest lag is the wander seen
 /// so far. The motion is known exactly only while stationary (it is zero), so lags of more than 2 s are taken within
 /// stops; 1–2 s lags are also taken while moving, with the receiver's own velocity (Doppler speed and course)
-/// removing the motion.
+/// removing the motion. The moving structure (every lag, the velocity removing the motion) is used too, where it can
+/// be trusted: with the velocity's time tag fitted and its integrated white noise taken off, lag by lag while it grows
+/// like a position wander (concavely) rather than like an integrated velocity bias (`Lags.trustedMovingLag`).
 ///
 /// What no increment can show — a bias that does not change within the longest lag seen — is taken from the
 /// receiver's own claim, which counts as one observation (a prior) against the independent long-lag samples; and
@@ -27,15 +29,13 @@ public struct ErrorStructure: Sendable {
     private var moving = InlineArray<136, Int32>(repeating: 0)
     private var stored = 0
     private var origin: Double?
-    /// Σ (Δe² + Δn²)/4 and the number of increments at lag 2^k s.
-    private var sums = InlineArray<8, Double>(repeating: 0)
-    private var counts = InlineArray<8, Double>(repeating: 0)
-    /// The same over any samples joined by the receiver's velocity (moving too): the error's change plus the
-    /// integrated velocity error.
-    private var movingSums = InlineArray<8, Double>(repeating: 0)
-    private var movingCounts = InlineArray<8, Double>(repeating: 0)
-    /// Motion removed so far (the integral of the receiver's velocity while moving), m.
+    /// What the increments have shown so far (the sums the estimate reads: small, so reading it copies little).
+    public private(set) var lags = Lags()
+    /// Motion removed so far (the integral of the receiver's velocity while moving, trapezoid), m, and Σ Δv·dt.
     private var motion: (east: Double, north: Double) = (0, 0)
+    private var velocityChange: (east: Double, north: Double) = (0, 0)
+    private var deltaEast = InlineArray<136, Double>(repeating: 0)
+    private var deltaNorth = InlineArray<136, Double>(repeating: 0)
     private var lastTime: Double?
     private var lastVelocity: (east: Double, north: Double)?
     private var lastStoredTime = -Double.infinity
@@ -46,7 +46,7 @@ public struct ErrorStructure: Sendable {
     public init() {}
 
     /// One fix: time (s), measured east/north (m, in the smoother's frame), the receiver's velocity (m/s; nil when it
-    /// reported none) and whether the vehicle is stationary. `frameShift` is applied when the frame moved.
+    /// reported none; while stationary it is the velocity noise at rest) and whether the vehicle is stationary.
     public mutating func add(time t: Double, east e: Double, north n: Double, velocity: (east: Double, north: Double)?,
                              stationary: Bool) {
         if let lt = lastTime {
@@ -54,9 +54,15 @@ public struct ErrorStructure: Sendable {
             guard dt > 0 else { return }
             if stationary {
                 if !wasStationary { stop += 1 }
+                if let v = velocity, wasStationary {
+                    lags.restVelocitySum += (v.east * v.east + v.north * v.north) / 2
+                    lags.restVelocityCount += 1
+                }
             } else if let v = velocity, let lv = lastVelocity, dt <= 2.5 {
                 motion.east += (v.east + lv.east) / 2 * dt
                 motion.north += (v.north + lv.north) / 2 * dt
+                velocityChange.east += (v.east - lv.east) * dt
+                velocityChange.north += (v.north - lv.north) * dt
             } else {
                 movingSegment += 1   // no velocity to remove the motion with: increments across here are not used
             }
@@ -72,6 +78,8 @@ public struct ErrorStructure: Sendable {
         times[slot] = t - o
         east[slot] = e - motion.east
         north[slot] = n - motion.north
+        deltaEast[slot] = velocityChange.east
+        deltaNorth[slot] = velocityChange.north
         segment[slot] = stationary ? stop : -movingSegment
         moving[slot] = movingSegment
         stored += 1
@@ -85,14 +93,17 @@ public struct ErrorStructure: Sendable {
             guard dtLag >= 0.75 * lag, dtLag <= 1.5 * lag else { continue }
             let de = east[slot] - east[j], dn = north[slot] - north[j]
             if moving[slot] == moving[j] {
-                movingSums[k] += (de * de + dn * dn) / 4
-                movingCounts[k] += 1
+                let be = deltaEast[slot] - deltaEast[j], bn = deltaNorth[slot] - deltaNorth[j]
+                lags.movingSums[k] += (de * de + dn * dn) / 4
+                lags.movingCross[k] += (de * be + dn * bn) / 4
+                lags.movingDeltaSums[k] += (be * be + bn * bn) / 4
+                lags.movingCounts[k] += 1
             }
             guard segment[j] == segment[slot] else { continue }
             // Beyond 2 s only within one stop (the velocity's own error would grow into the increment).
             guard k <= 1 || segment[slot] > 0 else { continue }
-            sums[k] += (de * de + dn * dn) / 4
-            counts[k] += 1
+            lags.sums[k] += (de * de + dn * dn) / 4
+            lags.counts[k] += 1
         }
     }
 
@@ -101,11 +112,17 @@ public struct ErrorStructure: Sendable {
         for i in 0..<Self.ringSize { east[i] -= de; north[i] -= dn }
     }
 
-    /// Per-axis half mean-square increment at lag 2^k s, nil without samples.
-    public func structure(lag k: Int) -> Double? { counts[k] > 0 ? sums[k] / counts[k] : nil }
-    public func movingStructure(lag k: Int) -> Double? { movingCounts[k] > 0 ? movingSums[k] / movingCounts[k] : nil }
-    /// Independent samples at lag 2^k s (overlapping increments at 1 Hz share their errors over the lag).
-    public func independentSamples(lag k: Int) -> Double { counts[k] / Double(1 << k) }
+    /// Per-axis half mean-square increment at lag 2^k s, nil without samples (see `Lags`).
+    public func structure(lag k: Int) -> Double? { lags.structure(lag: k) }
+    public func movingStructure(lag k: Int) -> Double? { lags.movingStructure(lag: k) }
+    public func independentSamples(lag k: Int) -> Double { lags.independentSamples(lag: k) }
+    public func movingIndependentSamples(lag k: Int) -> Double { lags.movingIndependentSamples(lag: k) }
+    public var velocityTimeTag: Double { lags.velocityTimeTag }
+    public var restVelocityVariance: Double? { lags.restVelocityVariance }
+    public func movingPositionStructure(lag k: Int) -> Double? { lags.movingPositionStructure(lag: k) }
+    public func trustedMovingLag() -> (lag: Int, value: Double, quarter: Double, white: Double)? { lags.trustedMovingLag() }
+    /// The estimate given the receiver's claimed per-axis variance `claim` (m²); see `Lags.estimate(claim:)`.
+    public func estimate(claim: Double) -> Estimate { lags.estimate(claim: claim) }
 
     /// The split of the receiver's per-axis error variance into what averages away and what does not.
     public struct Estimate: Sendable, Hashable {
@@ -121,43 +138,164 @@ public struct ErrorStructure: Sendable {
         /// The part no filter can average away, m².
         public var slow: Double { Swift.max(0, total - (white ?? 0)) }
     }
+}
 
-    /// The estimate given the receiver's claimed per-axis variance `claim` (m²).
-    public func estimate(claim: Double) -> Estimate {
-        let white = counts[0] >= 5 ? sums[0] / counts[0] : nil
-        // The longest lag (≥ 4 s) with at least two independent samples.
-        var top = -1
-        for k in 2..<Self.lagCount where independentSamples(lag: k) >= 2 { top = k }
-        guard top >= 2, let sTop = structure(lag: top) else {
-            return Estimate(white: white, total: Swift.max(claim, white ?? 0), longestLagSeconds: 0, evidence: 0, rising: 1)
+extension ErrorStructure {
+    /// The lag sums: what `estimate(claim:)` reads. Kept apart from the ring of samples so that the smoother can read
+    /// them on every fix without copying the ring (a non-mutating call on a stored property of a `mutating` method's
+    /// `self` copies the value).
+    public struct Lags: Sendable {
+        /// Σ (Δe² + Δn²)/4 and the number of increments at lag 2^k s.
+        var sums = InlineArray<8, Double>(repeating: 0)
+        var counts = InlineArray<8, Double>(repeating: 0)
+        /// The same over any samples joined by the receiver's velocity (moving too): the error's change plus the
+        /// integrated velocity error.
+        /// With the motion over a step taken at a fraction ½ + c of the way from the step's first velocity to its last
+        /// (c: the receiver's velocity time tag relative to its position, fitted below), the increment is a − c·b, with a
+        /// the increment with the trapezoid's motion and b that of Σ (v − v_prev)·dt; so Σ a·a, Σ a·b and Σ b·b suffice.
+        var movingSums = InlineArray<8, Double>(repeating: 0)
+        var movingCross = InlineArray<8, Double>(repeating: 0)
+        var movingDeltaSums = InlineArray<8, Double>(repeating: 0)
+        var movingCounts = InlineArray<8, Double>(repeating: 0)
+        /// Σ per-axis square of the velocity the receiver reports while stationary (its Doppler noise at rest) and count.
+        var restVelocitySum = 0.0
+        var restVelocityCount = 0.0
+
+        /// Per-axis half mean-square increment at lag 2^k s, nil without samples.
+        public func structure(lag k: Int) -> Double? { counts[k] > 0 ? sums[k] / counts[k] : nil }
+        public func movingStructure(lag k: Int) -> Double? { movingStructure(lag: k, timeTag: velocityTimeTag) }
+        func movingStructure(lag k: Int, timeTag c: Double) -> Double? {
+            guard movingCounts[k] > 0 else { return nil }
+            return Swift.max(0, movingSums[k] - 2 * c * movingCross[k] + c * c * movingDeltaSums[k]) / movingCounts[k]
         }
-        // Rise between L/4 and L relative to the growth above the white level: 0.75 for a wander much slower than L
-        // (S grows linearly), 0 once S has levelled off.
-        let base = white ?? 0
-        let quarter = structure(lag: top - 2) ?? base
-        let growth = sTop - base
-        let rising = growth > 0 ? Swift.min(1, Swift.max(0, (sTop - quarter) / growth / 0.75)) : 0
-        // The plateau a Gauss–Markov wander would reach: with y = e^(−L/4τ), (S(L) − w) / (S(L/4) − w) = 1 + y + y² + y³;
-        // solved for y (bisection), the wander's variance is (S(L) − w) / (1 − y⁴). Unbounded while S grows linearly.
-        var plateau = Double.infinity
-        if growth <= 0 {
-            plateau = sTop
-        } else if quarter - base > 0 {
-            let ratio = growth / (quarter - base)
-            if ratio < 3.9 {
-                var lo = 0.0, hi = 1.0
-                for _ in 0..<30 {
-                    let y = (lo + hi) / 2
-                    if 1 + y + y * y + y * y * y < ratio { lo = y } else { hi = y }
-                }
-                let y = (lo + hi) / 2
-                plateau = base + growth / Swift.max(1e-9, 1 - y * y * y * y)
+        /// Independent samples of the moving structure at lag 2^k s.
+        public func movingIndependentSamples(lag k: Int) -> Double { movingCounts[k] / Double(1 << k) }
+        /// Where in each step the receiver's velocity applies, relative to the step's middle (−½: its start, ½: its end):
+        /// the least-squares fit of the 1 s increments (receivers tag Doppler velocity differently from position, e.g. as
+        /// the mean over the last interval). Physical bounds only: the velocity belongs to some moment of the step.
+        /// The velocity's own noise in Σ b·b (σ²_v per axis and step, from the velocity at rest) is taken off, so its
+        /// noise does not shrink the fit towards the middle (errors in the regressor).
+        public var velocityTimeTag: Double {
+            let signal = movingDeltaSums[0] - movingCounts[0] * (restVelocityVariance ?? 0)
+            guard movingCounts[0] >= 10, signal > 0 else { return 0 }
+            return Swift.min(0.5, Swift.max(-0.5, movingCross[0] / signal))
+        }
+        /// Independent samples at lag 2^k s (overlapping increments at 1 Hz share their errors over the lag).
+        public func independentSamples(lag k: Int) -> Double { counts[k] / Double(1 << k) }
+
+        /// Per-axis variance of the receiver's velocity while stationary (m²/s²), nil before 10 samples.
+        public var restVelocityVariance: Double? { restVelocityCount >= 10 ? restVelocitySum / restVelocityCount : nil }
+
+        /// The moving structure at lag 2^k s less what the velocity's white noise at rest adds by integration over the lag:
+        /// the motion over a step is (½ − c)·v_prev + (½ + c)·v, so L steps of white velocity noise σ²_v add
+        /// σ²_v (L − 1 + (½ − c)² + (½ + c)²) per axis to the increment, half of it to S. At rest the noise is its smallest
+        /// (moving adds multipath and dynamics), so this takes off no more than the velocity surely adds.
+        public func movingPositionStructure(lag k: Int) -> Double? {
+            movingPositionStructure(lag: k, timeTag: velocityTimeTag, restVariance: restVelocityVariance ?? 0)
+        }
+        func movingPositionStructure(lag k: Int, timeTag c: Double, restVariance v: Double) -> Double? {
+            guard let m = movingStructure(lag: k, timeTag: c) else { return nil }
+            let lag = Double(1 << k)
+            return Swift.max(0, m - v * (lag - 1 + (0.5 - c) * (0.5 - c) + (0.5 + c) * (0.5 + c)) / 2)
+        }
+
+        /// The longest lag (≥ 4 s) at which the moving structure can be trusted as the position's, and its value.
+        /// While moving, the increment carries the integrated velocity error too: a velocity bias (a scale or course
+        /// error) grows S with L², while the position's own wander (white plus Gauss–Markov, σ²(1 − e^(−L/τ))) grows it
+        /// concavely: from the 1 s value S₁, S(2L) − S₁ ≤ (2L − 1)/(L − 1) · (S(L) − S₁) (the chord of a concave function;
+        /// equality for a random walk). Lags are accepted from 4 s up while that holds within two standard errors (S over
+        /// N independent samples of two axes has a standard error of S/√N; the three estimates taken as independent), and
+        /// each needs ≥ 2 independent samples, as the stationary lags do. The first lag that grows faster ends the search.
+        public func trustedMovingLag() -> (lag: Int, value: Double, quarter: Double, white: Double)? {
+            // Written for speed (it runs on every fix): one division per lag, and the test squared instead of a root.
+            let c = velocityTimeTag, rest = restVelocityVariance ?? 0
+            let tag = (0.5 - c) * (0.5 - c) + (0.5 + c) * (0.5 + c) - 1
+            var values = InlineArray<8, Double>(repeating: 0)
+            var variances = InlineArray<8, Double>(repeating: 0)   // (standard error of S)² = S²/N
+            for k in 0..<ErrorStructure.lagCount {
+                let count = movingCounts[k], lag = Double(1 << k)
+                // Lags 1 and 2 s are the reference; from 4 s on, ≥ 2 independent samples.
+                guard count > 0, k < 2 || count >= 2 * lag else { break }
+                let inv = 1 / count
+                let sk = Swift.max(0, (movingSums[k] - 2 * c * movingCross[k] + c * c * movingDeltaSums[k]) * inv
+                                      - rest * (lag + tag) / 2)
+                values[k] = sk
+                variances[k] = sk * sk * lag * inv
             }
+            guard movingCounts[0] > 0, movingCounts[1] > 0 else { return nil }
+            let s1 = values[0], v1 = variances[0]
+            var best: (lag: Int, value: Double, quarter: Double, white: Double)? = nil
+            for k in 2..<ErrorStructure.lagCount {
+                let lag = Double(1 << k)
+                guard movingCounts[k] > 0, movingCounts[k] >= 2 * lag else { break }
+                let half = lag / 2
+                let chord = (2 * half - 1) / (half - 1)
+                let excess = (values[k] - s1) - chord * (values[k - 1] - s1)
+                let se2 = variances[k] + chord * chord * variances[k - 1] + (chord - 1) * (chord - 1) * v1
+                guard excess <= 0 || excess * excess <= 4 * se2 else { break }
+                best = (k, values[k], values[k - 2], s1)
+            }
+            return best
         }
-        // The claim is a floor the data can raise (a wander larger than claimed, seen levelling off or not) but not
-        // lower: a bias that does not change within the longest lag looks exactly like a pessimistic claim.
-        let total = Swift.max(claim, sTop, plateau.isFinite ? plateau : 0)
-        return Estimate(white: white, total: total, longestLagSeconds: Double(1 << top),
-                        evidence: independentSamples(lag: top), rising: rising)
+
+        /// The plateau a Gauss–Markov wander would reach, from S at L/4 and L above the white level w: with
+        /// y = e^(−L/4τ), (S(L) − w) / (S(L/4) − w) = 1 + y + y² + y³; solved for y (bisection), the wander's variance is
+        /// (S(L) − w) / (1 − y⁴). Infinite (unknown) while S grows linearly.
+        static func plateau(base: Double, quarter: Double, top sTop: Double) -> Double {
+            let growth = sTop - base
+            if growth <= 0 { return sTop }
+            guard quarter - base > 0 else { return .infinity }
+            let ratio = growth / (quarter - base)
+            guard ratio < 3.9 else { return .infinity }
+            // Newton from above the root (1 + y ≤ ratio gives y ≤ ratio − 1): the polynomial is increasing and convex on
+            // [0, 1], so the steps approach the root without overshooting; after 4 the plateau is within 1e-8 of the
+            // exact one over 1 < ratio < 3.9 (the 30-step bisection this replaces was slower).
+            var y = Swift.min(1, ratio - 1)
+            for _ in 0..<4 {
+                y -= (1 + y + y * y + y * y * y - ratio) / (1 + 2 * y + 3 * y * y)
+            }
+            return base + growth / Swift.max(1e-9, 1 - y * y * y * y)
+        }
+
+        /// The estimate given the receiver's claimed per-axis variance `claim` (m²).
+        public func estimate(claim: Double) -> ErrorStructure.Estimate {
+            let white = counts[0] >= 5 ? sums[0] / counts[0] : nil
+            // The longest lag (≥ 4 s) with at least two independent samples.
+            var top = -1
+            for k in 2..<ErrorStructure.lagCount where counts[k] >= 2 * Double(1 << k) { top = k }   // ≥ 2 independent samples
+            // What the moving increments show (with the velocity's share taken off): raises the total too, never lowers it.
+            // The claim counts as one observation against the lag's N independent samples (a variance estimate from N
+            // samples of two axes is as uncertain as its 1/√N): a few noisy samples above an honest claim move it little.
+            var moving = 0.0
+            if let m = trustedMovingLag() {
+                // Levelling off like a Gauss–Markov wander: where it would level off (as for the stationary lags).
+                var value = m.value
+                // Only when the rise from L/4 to L is significant: beyond two standard errors of what a flat structure
+                // (white noise alone, S ≡ w; each S has the standard error w/√N) would show, so noise is not extrapolated.
+                if m.lag >= 4, case let q = m.quarter, case let w = m.white,
+                   m.value - q > 2 * w * (1 / movingIndependentSamples(lag: m.lag)
+                                          + 1 / movingIndependentSamples(lag: m.lag - 2)).squareRoot() {
+                    let p = Self.plateau(base: w, quarter: q, top: m.value)
+                    if p.isFinite { value = Swift.max(value, p) }
+                }
+                let n = movingIndependentSamples(lag: m.lag)
+                moving = (claim + n * value) / (1 + n)
+            }
+            guard top >= 2, let sTop = structure(lag: top) else {
+                return ErrorStructure.Estimate(white: white, total: Swift.max(claim, white ?? 0, moving), longestLagSeconds: 0, evidence: 0, rising: 1)
+            }
+            // Rise between L/4 and L relative to the growth above the white level: 0.75 for a wander much slower than L
+            // (S grows linearly), 0 once S has levelled off.
+            let base = white ?? 0
+            let quarter = structure(lag: top - 2) ?? base
+            let growth = sTop - base
+            let rising = growth > 0 ? Swift.min(1, Swift.max(0, (sTop - quarter) / growth / 0.75)) : 0
+            let plateau = Self.plateau(base: base, quarter: quarter, top: sTop)
+            // The claim is a floor the data can raise (a wander larger than claimed, seen levelling off or not) but not
+            // lower: a bias that does not change within the longest lag looks exactly like a pessimistic claim.
+            let total = Swift.max(claim, sTop, plateau.isFinite ? plateau : 0, moving)
+            return ErrorStructure.Estimate(white: white, total: total, longestLagSeconds: Double(1 << top),
+                            evidence: independentSamples(lag: top), rising: rising)
+        }
     }
 }

@@ -6,8 +6,9 @@ import Darwin
 import LocationCore
 
 extension PositionSmoother {
-    func measurementSigmas(_ fix: Location) -> (Double, Double) {
-        let s = settings
+    /// Static (settings passed in): a method on the smoother, called from `process`, made Swift copy the whole
+    /// smoother (≈ 12 KB with the error-structure ring) onto the stack on every fix.
+    static func measurementSigmas(_ fix: Location, settings s: Settings) -> (Double, Double) {
         var e: Double, n: Double
         if let a = fix.latitudeErrorMeters, let b = fix.longitudeErrorMeters, a > 0, b > 0, a.isFinite, b.isFinite {
             n = a; e = b
@@ -221,7 +222,7 @@ extension PositionSmoother {
     }
 
     /// The learned split of the receiver's per-axis variance for the current claim.
-    var errorEstimate: ErrorStructure.Estimate { errorStructure.estimate(claim: lastReportedVariance) }
+    var errorEstimate: ErrorStructure.Estimate { errorStructure.lags.estimate(claim: lastReportedVariance) }
 
     mutating func reanchorIfNeeded() {
         guard let fr = frame else { return }

@@ -172,7 +172,7 @@ public struct PositionSmoother: Sendable {
             if t == last && !followsLeapSecond { lastOutcome = .duplicate; return lastOutput ?? fix }
             if t < last { lastOutcome = .outOfOrder; return lastOutput ?? fix }
         }
-        let (sigE, sigN) = measurementSigmas(fix)
+        let (sigE, sigN) = Self.measurementSigmas(fix, settings: settings)
         guard let frame0 = frame, let last = time else {
             initialise(fix: fix, lat: lat, lon: lon, sigE: sigE, sigN: sigN, t: t)
             lastOutcome = .initialised

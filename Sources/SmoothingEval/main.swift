@@ -53,8 +53,9 @@ func f(_ x: Double) -> String {
     let r = (x * 100).rounded() / 100
     return "\(r)"
 }
-print("| file | n | stopped s | p50 raw→sm | p68 raw→sm | p95 raw→sm (ratio) | max raw→sm | parked path /180 s raw→sm | worst 180 s raw→sm | parked excursion raw→sm | within h raw→sm | within speed raw→sm | within course raw→sm |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+func f3(_ x: Double) -> String { x.isFinite ? "\((x * 1000).rounded() / 1000)" : "–" }
+print("| file | n | stopped s | p50 raw→sm | p68 raw→sm | p95 raw→sm (ratio) | max raw→sm | parked path /180 s raw→sm | worst 180 s raw→sm | parked excursion raw→sm | within h raw→sm | within speed raw→sm | within course raw→sm | median h acc raw→sm |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 func row(_ name: String, raw: [Location], truth: [Location], settings st: PositionSmoother.Settings = .default) {
     row(name, runs: [(raw, truth)], settings: st)
 }
@@ -65,7 +66,11 @@ func row(_ name: String, runs: [(fixes: [Location], truth: [Location])], setting
     if ProcessInfo.processInfo.environment["DEBUG"] != nil { debugStructure(raw, st) }
     let r = SmoothingEvaluation.evaluate(raw: raw, smoothed: sm, truth: truth)
     let a = r.raw, b = r.smoothed
-    print("| \(name) | \(r.matchedEpochs) | \(Int(r.stoppedSeconds)) | \(f(a.p50))→\(f(b.p50)) | \(f(a.p68))→\(f(b.p68)) | \(f(a.p95))→\(f(b.p95)) (\(f(b.p95 / a.p95))) | \(f(a.max))→\(f(b.max)) | \(f(a.parkedPathPer180s))→\(f(b.parkedPathPer180s)) | \(f(a.worstParkedPath180s))→\(f(b.worstParkedPath180s)) | \(f(a.parkedMaxExcursion))→\(f(b.parkedMaxExcursion)) | \(f(a.withinReportedAccuracy))→\(f(b.withinReportedAccuracy)) | \(f(a.withinSpeedAccuracy))→\(f(b.withinSpeedAccuracy)) | \(f(a.withinCourseAccuracy))→\(f(b.withinCourseAccuracy)) |")
+    print("| \(name) | \(r.matchedEpochs) | \(Int(r.stoppedSeconds)) | \(f(a.p50))→\(f(b.p50)) | \(f(a.p68))→\(f(b.p68)) | \(f(a.p95))→\(f(b.p95)) (\(f(b.p95 / a.p95))) | \(f(a.max))→\(f(b.max)) | \(f(a.parkedPathPer180s))→\(f(b.parkedPathPer180s)) | \(f(a.worstParkedPath180s))→\(f(b.worstParkedPath180s)) | \(f(a.parkedMaxExcursion))→\(f(b.parkedMaxExcursion)) | \(f(a.withinReportedAccuracy))→\(f3(b.withinReportedAccuracy)) | \(f(a.withinSpeedAccuracy))→\(f(b.withinSpeedAccuracy)) | \(f(a.withinCourseAccuracy))→\(f(b.withinCourseAccuracy)) | \(f(medianAccuracy(raw)))→\(f(medianAccuracy(sm))) |")
+}
+/// Median claimed 68 % radius (how useful the accuracy is, next to how honest).
+func medianAccuracy(_ fixes: [Location]) -> Double {
+    SmoothingEvaluation.percentile(fixes.compactMap(\.horizontalAccuracyMeters).sorted(), 0.5)
 }
 for (name, rawPath, truthPath, uere) in cases {
     do {
@@ -79,7 +84,7 @@ for (name, rawPath, truthPath, uere) in cases {
 }
 // Simulated receivers (Tests/TestSupport/SimulatedReceiver.swift): 30-minute stop-and-go drives, seeds 1…8, each
 // smoothed on its own, evaluated pooled.
-let simulatedSeeds = 8
+let simulatedSeeds = Int(ProcessInfo.processInfo.environment["SEEDS"] ?? "") ?? 8
 for receiver in SimulatedReceiver.catalogue {
     row("sim: \(receiver.name)", runs: (1...simulatedSeeds).map { receiver.run(seed: UInt64($0)) })
 }
@@ -95,7 +100,10 @@ func debugStructure(_ raw: [Location], _ st: PositionSmoother.Settings) {
             let claim = pow((r.horizontalAccuracyMeters ?? 0) / 1.5096, 2)
             let e = sm.errorStructure.estimate(claim: claim)
             let lags = (0..<8).map { k in "\(f(sm.errorStructure.structure(lag: k) ?? .nan))/\(f(sm.errorStructure.independentSamples(lag: k)))" }
-            print("  [\(i)] claim \(f(claim)) white \(f(e.white ?? .nan)) total \(f(e.total)) slow \(f(e.slow)) L* \(e.longestLagSeconds) n \(f(e.evidence)) rising \(f(e.rising)) | \(lags.joined(separator: " ")) | moving \((0..<8).map { f(sm.errorStructure.movingStructure(lag: $0) ?? .nan) }.joined(separator: " "))")
+            if ProcessInfo.processInfo.environment["DEBUG"] == "2" {
+                print("    mp: " + (0..<8).map { k in "\(f(sm.errorStructure.movingPositionStructure(lag: k) ?? .nan))/\(f(sm.errorStructure.movingIndependentSamples(lag: k)))" }.joined(separator: " ") + " vrest \(sm.errorStructure.restVelocityVariance ?? .nan)")
+            }
+            print("  [\(i)] claim \(f(claim)) white \(f(e.white ?? .nan)) total \(f(e.total)) slow \(f(e.slow)) L* \(e.longestLagSeconds) n \(f(e.evidence)) rising \(f(e.rising)) | \(lags.joined(separator: " ")) | c \(f(sm.errorStructure.velocityTimeTag)) vrest \(f(sm.errorStructure.restVelocityVariance ?? .nan)) trusted \(sm.errorStructure.trustedMovingLag().map { "\(1 << $0.lag) s \(f($0.value))" } ?? "–") moving \((0..<8).map { f(sm.errorStructure.movingStructure(lag: $0) ?? .nan) }.joined(separator: " "))")
         }
     }
 }
@@ -131,4 +139,16 @@ if ProcessInfo.processInfo.environment["WORST"] != nil {
         c[k] += 1; if e <= s.horizontalAccuracyMeters! { c[k + 1] += 1 }
     }
     print("moving within \(c[1])/\(c[0]) stationary within \(c[3])/\(c[2])")
+}
+if ProcessInfo.processInfo.environment["ESTIMATEBENCH"] != nil {
+    // Cost of the learned-accuracy estimate alone, on the structure MTV-1 leaves.
+    let raw = try fixes(root + "/" + cases[0].1, uereMeters: 10)
+    var sm = PositionSmoother()
+    for r in raw { _ = sm.process(fix: r) }
+    let es = sm.errorStructure
+    let clock = ContinuousClock()
+    var sink = 0.0
+    let n = 1_000_000
+    let d = clock.measure { for i in 0..<n { sink += es.estimate(claim: 6 + Double(i & 1)).total } }
+    print("estimate: \(Double(d.components.attoseconds) / 1e9 / Double(n) + Double(d.components.seconds) * 1e9 / Double(n)) ns (\(sink > 0))")
 }

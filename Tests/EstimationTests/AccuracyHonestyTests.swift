@@ -13,7 +13,7 @@ import TestSupport
     /// Receivers whose pessimism cannot be told from the data (a bias that does not change over the longest lag looks
     /// exactly like a pessimistic claim): the lower bound holds, the upper one is a known miss (docs/smoothing.md).
     static func pessimistic(_ r: SimulatedReceiver) -> Bool { r.claimFactor > 1 }
-    /// 2× optimistic with a 300 s wander: the wander is longer than the stops that show it.
+    /// 2× optimistic with a 300 s wander: the wander is longer than the longest lag that shows it.
     static func slowOptimistic(_ r: SimulatedReceiver) -> Bool { r.claimFactor < 1 && r.biases.contains { $0.tauSeconds >= 300 } }
 
     static func report(_ r: SimulatedReceiver) -> SmoothingEvaluation.Report {
@@ -29,10 +29,14 @@ import TestSupport
         let rep = Self.report(r)
         let w = rep.smoothed.withinReportedAccuracy
         print("sim \(r.name): within \(w) (raw \(rep.raw.withinReportedAccuracy)), p50 \(rep.raw.p50)→\(rep.smoothed.p50), p95 \(rep.raw.p95)→\(rep.smoothed.p95)")
-        if Self.slowOptimistic(r) || r.claimFactor < 1 {
-            // Better than the receiver's own claim, but still over-confident until the wander shows in the stops.
+        if r.claimFactor < 1 {
+            // Better than the receiver's own claim: the wander shows in the moving increments (the receiver's velocity
+            // removing the motion) as well as in the stops.
             #expect(w > rep.raw.withinReportedAccuracy)
-            withKnownIssue("optimistic receiver: \(r.name) within \(w)") { #expect(w >= 0.6) }
+        }
+        if Self.slowOptimistic(r) {
+            // A 300 s wander is longer than the longest lag (128 s): still over-confident (0.39 on these seeds).
+            withKnownIssue("optimistic receiver with a slow wander: \(r.name) within \(w)") { #expect(w >= 0.6) }
         } else {
             #expect(w >= 0.6)
         }
