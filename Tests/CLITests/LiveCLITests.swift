@@ -8,7 +8,7 @@ import TestSupport
 @Suite("lodestar run and record on a pseudo-terminal", .serialized, .ownThreads)
 struct LiveCLITests {
     static func cycle(_ s: Int) -> String {
-        let t = String(format: "1200%02d", s % 60)
+        let t = String(format: "12%02d%02d", s / 60 % 60, s % 60)
         return NMEAEncoder.sentence("GPRMC,\(t),A,4807.038,N,01131.000,E,1.0,45.0,230324,,,A")
             + NMEAEncoder.sentence("GPGGA,\(t),4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,")
     }

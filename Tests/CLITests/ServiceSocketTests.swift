@@ -119,8 +119,17 @@ struct CoreLocationServiceTests {
         let deniedErr = (try? String(contentsOfFile: dir.path("n.err"), encoding: .utf8)) ?? ""
         #expect(deniedErr.contains("permission denied"), "the reason is logged: \(deniedErr)")
 
-        // The receiver: 40 cycles, 1 s apart in its own time, 60 ms apart in ours.
-        for s in 0..<40 { _ = pty.write(LiveCLITests.cycle(s)); usleep(60_000) }
+        // Both programs receiving: cycles are written until each has printed a location (on a loaded machine the
+        // programs start seconds late, and a fixed start once left them one location in common).
+        var second = 0
+        let printing = ServiceSocketTests.waitFor({
+            _ = pty.write(LiveCLITests.cycle(second)); second += 1; usleep(60_000)
+            return ServiceSocketTests.lines(dir.path("a")).contains { $0.hasPrefix("<") }
+                && ServiceSocketTests.lines(dir.path("b")).contains { $0.hasPrefix("<") }
+        }, timeout: 30)
+        #expect(printing, "both programs print locations")
+        // Then the receiver: 40 cycles, 1 s apart in its own time, 60 ms apart in ours.
+        for s in second..<(second + 40) { _ = pty.write(LiveCLITests.cycle(s)); usleep(60_000) }
         #expect(ServiceSocketTests.waitFor({ ServiceSocketTests.lines(dir.path("a")).count >= 10 && ServiceSocketTests.lines(dir.path("b")).count >= 10 },
                                            timeout: 20), "clients printed: \(ServiceSocketTests.lines(dir.path("a")).count), \(ServiceSocketTests.lines(dir.path("b")).count)")
         lodestar.signal(SIGTERM)
