@@ -258,8 +258,11 @@ extension ErrorStructure {
         }
 
         /// The estimate given the receiver's claimed per-axis variance `claim` (m²).
+        /// S(1 s) once it has 5 samples: the white part (an upper bound: it also holds 1 s of wander).
+        public var white: Double? { counts[0] >= 5 ? sums[0] / counts[0] : nil }
+
         public func estimate(claim: Double) -> ErrorStructure.Estimate {
-            let white = counts[0] >= 5 ? sums[0] / counts[0] : nil
+            let white = self.white
             // The longest lag (≥ 4 s) with at least two independent samples.
             var top = -1
             for k in 2..<ErrorStructure.lagCount where counts[k] >= 2 * Double(1 << k) { top = k }   // ≥ 2 independent samples

@@ -119,7 +119,19 @@ extension PositionSmoother {
         predictedPower += w * (predicted - predictedPower)
         guard adaptiveCount >= 20 else { return }
         let estimate = innovationPower - predictedPower
-        adaptiveScale = Swift.min(settings.adaptiveScaleMaximum, Swift.max(settings.adaptiveScaleMinimum, estimate / reported))
+        // The floor is `adaptiveScaleMinimum`, or lower where the fixes' own 1 s increments show less white noise than
+        // that: S(1 s) is an upper bound of the white variance (it also holds 1 s of wander), so adapting down to it
+        // never assumes less noise than the data shows. Covariance matching cannot resolve a noise far below the
+        // process noise, and a receiver that filters its own fixes (an automotive dead-reckoning receiver: S(1 s)
+        // ≈ 0.001 m² against a claimed ≈ 1.8 m² per axis) has no white noise to average: held at the setting's
+        // share of its claim, the filter would still smooth its fixes, which only adds lag. Receivers whose S(1 s)
+        // is above the setting's share are unchanged.
+        var floor = settings.adaptiveScaleMinimum
+        if let s1 = errorStructure.lags.white {
+            let smallest = settings.minimumMeasurementSigmaMeters * settings.minimumMeasurementSigmaMeters
+            floor = Swift.min(floor, Swift.max(s1, smallest) / reported)
+        }
+        adaptiveScale = Swift.min(settings.adaptiveScaleMaximum, Swift.max(floor, estimate / reported))
     }
 
     mutating func updateMotionState(fix: Location, t: Timestamp) {

@@ -36,7 +36,8 @@ public struct PositionSmoother: Sendable {
         public var measurementNoiseScale: Double = 1.0
         /// Adapt the white measurement noise to the innovations (covariance matching).
         public var adaptiveMeasurementNoise = true
-        /// Bounds of the adapted white variance as a multiple of the reported one.
+        /// Bounds of the adapted white variance as a multiple of the reported one. The minimum is lowered, for a
+        /// receiver whose fixes' 1 s increments show less white noise than that, to what they show (S(1 s)).
         public var adaptiveScaleMinimum: Double = 0.01
         public var adaptiveScaleMaximum: Double = 1
         /// Weight of each new innovation in the running covariance match (≈ 1 / window length in fixes).

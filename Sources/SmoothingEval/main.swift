@@ -1,5 +1,7 @@
 // Raw-vs-smoothed horizontal error on ../shared/data/gnss (GSDC 2021 Pixel 4 and u-blox F9K vs NovAtel SPAN).
 // Usage: SmoothingEval [shared-data-dir]   (default ../shared/data from the current directory)
+// BREAKDOWN=1: per real drive, errors by the truth's speed and held/free, along/across track, S(1 s) over time;
+// PREC=1: three decimals.
 import Capture
 import Events
 import Foundation
@@ -48,9 +50,10 @@ let cases: [(String, String, String, Double?)] = [
     ("google-mtv-f9k F9K", "gnss/google-mtv-f9k/MTV.Local1.ublox-F9K.20200206-181434.nmea",
      "gnss/google-mtv-f9k/MTV.Local1.SPAN.20200206-181434.gga", nil),
 ]
+let precision = ProcessInfo.processInfo.environment["PREC"] != nil ? 1000.0 : 100.0
 func f(_ x: Double) -> String {
     guard x.isFinite else { return "–" }
-    let r = (x * 100).rounded() / 100
+    let r = (x * precision).rounded() / precision
     return "\(r)"
 }
 func f3(_ x: Double) -> String { x.isFinite ? "\((x * 1000).rounded() / 1000)" : "–" }
@@ -78,6 +81,7 @@ for (name, rawPath, truthPath, uere) in cases {
         let truth = try truthFromGGA(root + "/" + truthPath, date: raw.first!.time!.civilDate)
         row(name, raw: raw, truth: truth)
         if ProcessInfo.processInfo.environment["WORSTFILE"] == name { debugWorst(raw, truth) }
+        if ProcessInfo.processInfo.environment["BREAKDOWN"] != nil { breakdown(raw, truth) }
     } catch {
         print("| \(name) | error: \(error) |")
     }
@@ -151,4 +155,58 @@ if ProcessInfo.processInfo.environment["ESTIMATEBENCH"] != nil {
     let n = 1_000_000
     let d = clock.measure { for i in 0..<n { sink += es.estimate(claim: 6 + Double(i & 1)).total } }
     print("estimate: \(Double(d.components.attoseconds) / 1e9 / Double(n) + Double(d.components.seconds) * 1e9 / Double(n)) ns (\(sink > 0))")
+}
+
+/// Where a drive's smoothed error comes from: by the truth's speed (from its positions ±0.5 s) and whether the output
+/// was held, the along/across-track error while moving, and S(1 s) over the drive ("s": stationary at that fix).
+func breakdown(_ raw: [Location], _ truth: [Location]) {
+    let sm = SmoothingEvaluation.smooth(raw)
+    var q = PositionSmoother()
+    var line = ""
+    for (i, r) in raw.enumerated() {
+        _ = q.process(fix: r)
+        if i < 400 && i % 20 == 0 || i % 200 == 0 {
+            line += " \(i):\(f3(q.errorStructure.structure(lag: 0) ?? .nan))\(q.isStationary ? "s" : "")"
+        }
+    }
+    print("   rest velocity variance \(q.errorStructure.restVelocityVariance ?? .nan); S(1 s) by fix:\(line)")
+    var tb: [Int64: Location] = [:]
+    for t in truth { tb[(t.time!.nanosecondsSince1970 + 5_000_000) / 10_000_000] = t }
+    func tspeed(_ t: Timestamp) -> Double? {
+        let k = (t.nanosecondsSince1970 + 5_000_000) / 10_000_000
+        guard let a = tb[k - 50] ?? tb[k - 100], let b = tb[k + 50] ?? tb[k + 100] else { return nil }
+        let dt = b.time!.secondsSince1970 - a.time!.secondsSince1970
+        return LocalTangentFrame.distanceMeters(a.latitudeDegrees!, a.longitudeDegrees!, b.latitudeDegrees!, b.longitudeDegrees!) / dt
+    }
+    var cls: [String: ([Double], [Double])] = [:]
+    var alongR: [Double] = [], alongS: [Double] = [], crossR: [Double] = [], crossS: [Double] = []
+    for (i, s) in sm.enumerated() {
+        guard let t = s.time, let tr = tb[(t.nanosecondsSince1970 + 5_000_000) / 10_000_000], let v = tspeed(t) else { continue }
+        let r = raw[i]
+        let er = LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!, r.latitudeDegrees!, r.longitudeDegrees!)
+        let es = LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!, s.latitudeDegrees!, s.longitudeDegrees!)
+        let c = (v < 0.2 ? "A:v<0.2" : v < 1 ? "B:v<1" : v < 3 ? "C:v<3" : v < 10 ? "D:v<10" : "E:v>=10") + (s.isStationary == true ? " held" : " free")
+        cls[c, default: ([], [])].0.append(er); cls[c, default: ([], [])].1.append(es)
+        if v >= 1 {
+            // Signed along-track error (positive: ahead of the truth), the track from the truth's displacement.
+            let k = (t.nanosecondsSince1970 + 5_000_000) / 10_000_000
+            if let a = tb[k - 50] ?? tb[k - 100], let b = tb[k + 50] ?? tb[k + 100] {
+                let fr = LocalTangentFrame(latitudeDegrees: tr.latitudeDegrees!, longitudeDegrees: tr.longitudeDegrees!)
+                let da = fr.enu(latitudeDegrees: a.latitudeDegrees!, longitudeDegrees: a.longitudeDegrees!)
+                let db = fr.enu(latitudeDegrees: b.latitudeDegrees!, longitudeDegrees: b.longitudeDegrees!)
+                let ue = db.east - da.east, un = db.north - da.north, nn = (ue * ue + un * un).squareRoot()
+                let pr = fr.enu(latitudeDegrees: r.latitudeDegrees!, longitudeDegrees: r.longitudeDegrees!)
+                let ps = fr.enu(latitudeDegrees: s.latitudeDegrees!, longitudeDegrees: s.longitudeDegrees!)
+                alongR.append((pr.east * ue + pr.north * un) / nn); alongS.append((ps.east * ue + ps.north * un) / nn)
+                crossR.append((pr.east * un - pr.north * ue) / nn); crossS.append((ps.east * un - ps.north * ue) / nn)
+            }
+        }
+    }
+    func ms(_ x: [Double]) -> String { let m = x.reduce(0, +) / Double(x.count); return "mean \(f(m)) sd \(f((x.map { ($0 - m) * ($0 - m) }.reduce(0, +) / Double(x.count)).squareRoot()))" }
+    print("   moving along raw \(ms(alongR)) sm \(ms(alongS)); cross raw \(ms(crossR)) sm \(ms(crossS)); along diff sm-raw \(ms(zip(alongS, alongR).map { $0 - $1 })) cross diff \(ms(zip(crossS, crossR).map { $0 - $1 }))")
+    for k in cls.keys.sorted() {
+        let (a, b) = cls[k]!
+        let sa = a.sorted(), sb = b.sorted()
+        print("   \(k): n \(a.count) mean \(f(a.reduce(0, +) / Double(a.count)))→\(f(b.reduce(0, +) / Double(b.count))) p50 \(f(SmoothingEvaluation.percentile(sa, 0.5)))→\(f(SmoothingEvaluation.percentile(sb, 0.5))) p95 \(f(SmoothingEvaluation.percentile(sa, 0.95)))→\(f(SmoothingEvaluation.percentile(sb, 0.95)))")
+    }
 }
