@@ -121,15 +121,31 @@ public struct ByteBuffer: ~Copyable {
         guard value.isFinite else { append("null"); return }
         let d = max(0, min(decimals, 9))
         let scale = ByteBuffer.power(d)
-        let scaled = (abs(value) * Double(scale) + 0.5).rounded(.towardZero)
+        let magnitude = abs(value)
+        // Whole numbers (satellite elevations, azimuths, signal levels): the digits and d zeros, no division.
+        if magnitude.rounded(.towardZero) == magnitude, magnitude * Double(scale) < 9.0e18 {
+            let whole = UInt64(magnitude)
+            if value < 0 && whole != 0 { append(0x2D) }
+            appendDecimal(whole)
+            if d > 0 {
+                reserve(d + 1)
+                base[_count] = 0x2E
+                for k in 1...d { base[_count + k] = 0x30 }
+                _count += d + 1
+            }
+            return
+        }
+        let scaled = (magnitude * Double(scale) + 0.5).rounded(.towardZero)
         guard scaled < 9.0e18 else { append(string: String(value)); return }
         let n = UInt64(scaled)
         if value < 0 && n != 0 { append(0x2D) }
-        appendDecimal(n / scale)
+        // Divided by a constant per case (a multiply, not a 64-bit division by a variable).
+        let (whole, fraction) = ByteBuffer.split(n, decimals: d)
+        appendDecimal(whole)
         if d > 0 {
             reserve(d + 1)
             base[_count] = 0x2E
-            var frac = n % scale
+            var frac = fraction
             var i = _count + d
             do {
                 let lut = ByteBuffer.pairs.utf8Start
@@ -148,6 +164,23 @@ public struct ByteBuffer: ~Copyable {
     /// "00" … "99" as bytes: two digits per division (a StaticString: no lazy initialisation on the hot path).
     @usableFromInline
     static let pairs: StaticString = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+
+    /// n / 10^d and n % 10^d, each case with a constant divisor.
+    @inlinable @inline(__always)
+    static func split(_ n: UInt64, decimals d: Int) -> (UInt64, UInt64) {
+        switch d {
+        case 0: (n, 0)
+        case 1: (n / 10, n % 10)
+        case 2: (n / 100, n % 100)
+        case 3: (n / 1000, n % 1000)
+        case 4: (n / 10_000, n % 10_000)
+        case 5: (n / 100_000, n % 100_000)
+        case 6: (n / 1_000_000, n % 1_000_000)
+        case 7: (n / 10_000_000, n % 10_000_000)
+        case 8: (n / 100_000_000, n % 100_000_000)
+        default: (n / 1_000_000_000, n % 1_000_000_000)
+        }
+    }
 
     @inlinable @inline(__always)
     static func power(_ d: Int) -> UInt64 {

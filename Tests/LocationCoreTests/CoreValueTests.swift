@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import LocationCore
 import Testing
 
@@ -56,11 +59,45 @@ struct CoreValueTests {
         (0.0, 3, "0.000"), (1.0625, 3, "1.063"), (-1.0625, 3, "-1.063"), (-0.0004, 3, "0.000"), (2.5, 0, "3"),
         (-2.5, 0, "-3"), (123456.789, 2, "123456.79"), (37.3861, 9, "37.386100000"),
         (.nan, 3, "null"), (.infinity, 2, "null"),
+        (44.0, 1, "44.0"), (-7.0, 2, "-7.00"), (-0.0, 1, "0.0"), (359.0, 0, "359"), (1e10, 9, "10000000000.0"),
+        (123456789.0, 9, "123456789.000000000"),
     ])
     func appendFixed(_ value: Double, _ decimals: Int, _ expected: String) {
         var b = ByteBuffer(capacity: 4)
         b.appendFixed(value, decimals: decimals)
         #expect(String(decoding: b.array, as: UTF8.self) == expected)
+    }
+
+    /// Against C's printf on seeded random values (whole numbers, and values off any rounding tie): the same digits.
+    @Test func appendFixedAgreesWithPrintf() {
+        var state: UInt64 = 7
+        func next() -> UInt64 {   // SplitMix64
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        func printf(_ value: Double, _ d: Int) -> String {
+            var buffer = [CChar](repeating: 0, count: 64)
+            _ = withVaList([value]) { vsnprintf(&buffer, 64, "%.\(d)f", $0) }
+            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
+        var mismatches: [String] = []
+        for i in 0..<20_000 {
+            let d = Int(next() % 7)
+            let whole = Double(Int64(next() % 2_000_001) - 1_000_000)
+            let value = i % 2 == 0 ? whole : whole + Double(next() % 1_000_000_007) / 1_000_000_007
+            let scaled = abs(value) * pow(10, Double(d))
+            if abs(scaled - scaled.rounded(.down) - 0.5) < 1e-6 { continue }   // a tie up to rounding: skip
+            var b = ByteBuffer(capacity: 4)
+            b.appendFixed(value, decimals: d)
+            let mine = String(decoding: b.array, as: UTF8.self)
+            var reference = printf(value, d)
+            if reference.hasPrefix("-"), reference.dropFirst().allSatisfy({ $0 == "0" || $0 == "." }) { reference.removeFirst() }
+            if mine != reference { mismatches.append("\(value) d \(d): \(mine) vs \(reference)") }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
     }
 
     @Test func clockPairingDerivesUTCAndDate() throws {
