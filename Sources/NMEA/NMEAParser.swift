@@ -39,6 +39,22 @@ public final class NMEAParser {
         return withFields(base, body.count) { fields in parse(fields: fields) }
     }
 
+    /// `parse`, with a fix sentence's fields left undecoded when `decodingFixFields` is false: GGA, RMC, GLL, GNS,
+    /// VTG, GST and GBS keep only what places them in a receiver cycle (their time; RMC's status and date, which
+    /// resolve the date), every other field nil. Validated and counted exactly as `parse` counts them. For a source
+    /// whose fixes come from elsewhere (a u-blox receiver's UBX solutions): its NMEA cycles are still assembled and
+    /// counted as superseded, without decoding positions nobody uses (their numbers were a tenth of a u-blox log's
+    /// replay).
+    public func parse(_ framed: FramedSentence, decodingFixFields: Bool) -> ParsedSentence? {
+        if decodingFixFields { return parse(framed) }
+        let body = framed.body
+        guard let base = body.baseAddress else {
+            counts.rejected[RejectionReason.emptySentence.rawValue] += 1
+            return nil
+        }
+        return withFields(base, body.count) { fields in parse(fields: fields, decodingFixFields: false) }
+    }
+
     /// Parses a sentence given as text (with `$` and optional checksum; the checksum is not verified here).
     public func parse(text: String) -> ParsedSentence? {
         var bytes = Array(text.utf8)
@@ -73,7 +89,7 @@ public final class NMEAParser {
     }
 
     @inline(__always)
-    func parse(fields f: NMEAFields) -> ParsedSentence? {
+    func parse(fields f: NMEAFields, decodingFixFields: Bool = true) -> ParsedSentence? {
         let address = f.bytes(0)
         guard address.count >= 2, let first = address.first else { return reject(.invalidAddress) }
         for c in address where !(c >= 0x41 && c <= 0x5A) && !(c >= 0x30 && c <= 0x39) {
@@ -94,7 +110,7 @@ public final class NMEAParser {
         guard f.count >= handler.minimumFields else { return reject(.tooFewFields) }
         counts.framed += 1
         if countTypes { typeCounts[type, default: 0] += 1 }
-        let sentence = handler.parse(f)
+        let sentence = decodingFixFields ? handler.parse(f) : handler.parse.cycleOnly(f) ?? handler.parse(f)
         return ParsedSentence(talker: talker, type: type, sentence: sentence)
     }
 
@@ -110,6 +126,9 @@ public final class NMEAParser {
     /// throughput: 3.9 vs 5.1 M sentences/s). The compiler checks that every case has its parser.
     enum Parser {
         case gga, rmc, gsa, gsv, gll, vtg, zda, gst, gbs, dtm, gns, hdt, hdm, hdg, ths, rot, txt
+
+        @inline(__always)
+        func cycleOnly(_ f: NMEAFields) -> NMEASentence? { NMEAParser.cycleOnly(self, f) }
 
         @inline(__always)
         func callAsFunction(_ f: NMEAFields) -> NMEASentence {
@@ -132,6 +151,21 @@ public final class NMEAParser {
             case .rot: .rot(ROT(degreesPerMinute: f.double(1), valid: f.character(2).map { $0 == 0x41 }))
             case .txt: .txt(TXT(totalMessages: f.int(1), messageNumber: f.int(2), identifier: f.int(3), text: f.string(4)))
             }
+        }
+    }
+
+    /// A fix sentence with only what places it in a receiver cycle (time; RMC's status and date); nil for the
+    /// other types (decoded in full).
+    static func cycleOnly(_ parser: Parser, _ f: NMEAFields) -> NMEASentence? {
+        switch parser {
+        case .gga: .gga(GGA(time: f.time(1)))
+        case .rmc: .rmc(RMC(time: f.time(1), valid: f.character(2).map { $0 == 0x41 }, date: parseDate(f, 9)))
+        case .gll: .gll(GLL(time: f.time(5)))
+        case .gns: .gns(GNS(time: f.time(1), modes: FixedList<6, UInt8>()))
+        case .vtg: .vtg(VTG())
+        case .gst: .gst(GST(time: f.time(1)))
+        case .gbs: .gbs(GBS(time: f.time(1)))
+        default: nil
         }
     }
 

@@ -17,6 +17,10 @@ public final class NMEAStage {
         public var emitSky = true
         /// Pass proprietary and unsupported sentences through (with CRLF) instead of dropping them.
         public var passthrough = false
+        /// Decode every field of NMEA fix sentences even once the source's UBX solutions supersede them (off: only
+        /// what places them in a cycle, `NMEAParser.parse(_:decodingFixFields:)`; the output is the same, which a
+        /// test checks with this on).
+        public var decodeSupersededFixes = false
         public init() {}
     }
 
@@ -99,13 +103,15 @@ public final class NMEAStage {
         let startedEarlier = s.framer.isInsideSentence || s.framer.isInsideFrame
         var completed = 0
         let passthrough = settings.passthrough
+        let decodeSuperseded = settings.decodeSupersededFixes
         s.framer.feed(bytes) { frame in
             switch frame {
             case .nmea(let framed):
                 let receiveTime = completed == 0 && startedEarlier ? s.partialStartUTC : s.chunkUTC
                 s.lastSentenceUTC = receiveTime
                 completed += 1
-                guard let parsed = s.parser.parse(framed) else { return }
+                let decodingFixFields = decodeSuperseded || !s.ubx.sawNavigationSolution
+                guard let parsed = s.parser.parse(framed, decodingFixFields: decodingFixFields) else { return }
                 switch parsed.sentence {
                 case .proprietary, .unsupported:
                     if passthrough { out(.sentence(Array(framed.bytes) + [0x0D, 0x0A])) }

@@ -2,6 +2,7 @@ import Capture
 import Events
 import Foundation
 import LocationCore
+import NMEA
 import Pipeline
 import Testing
 import TestSupport
@@ -25,6 +26,41 @@ struct UbxGpsdAgreementTests {
         settings.smoothing.smoothing = nil
         let (runner, events) = try SessionReplay.run(path, settings: settings)
         return (events.compactMap { if case .fix(let l) = $0 { l } else { nil } }, runner.pipeline)
+    }
+
+    /// Once UBX solutions supersede a source's NMEA fixes, its NMEA fix sentences are decoded only as far as their
+    /// place in a cycle needs: the output (every event, smoothing on, gpsd JSON), the superseded count and the NMEA
+    /// statistics are the same as with every field decoded. No single log of gpsd's has both (the one with NMEA,
+    /// ublox-zed-f9p_hpg1.11, sends NAV messages Lodestar does not decode), so, like `make bench`, the logs are
+    /// concatenated into one stream (their `#` comment lines dropped): after the first UBX solution every later NMEA
+    /// fix is superseded.
+    @Test(.enabled(if: SharedData.available, Comment(rawValue: SharedData.skipMessage)))
+    func supersededNMEAIsCountedTheSameWithoutDecodingItsFields() throws {
+        let dir = try TemporaryDirectory()
+        var stream: [UInt8] = []
+        for log in SharedData.files(in: "ubx-gpsd", suffix: ".log") {
+            var data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: log)))
+            while data.first == 0x23 { data.removeFirst((data.firstIndex(of: 0x0A) ?? data.count - 1) + 1) }
+            stream += data
+        }
+        let path = dir.path("all.ubx")
+        try Data(stream).write(to: URL(fileURLWithPath: path))
+        var results: [(String, Int, NMEAStatistics)] = []
+        for full in [true, false] {
+            var settings = Pipeline.Settings()
+            settings.nmea.decodeSupersededFixes = full
+            let (runner, events) = try SessionReplay.run(path, settings: settings)
+            var out = ByteBuffer(capacity: 1 << 16)
+            var encoder = GpsdJSONEncoder(device: "log")
+            for e in events { encoder.encode(e, into: &out) }
+            let pipeline = try #require(runner.pipeline)
+            results.append((String(decoding: out.array, as: UTF8.self), pipeline.nmea.nmeaFixesSuperseded, pipeline.nmea.statistics))
+        }
+        #expect(results[0].0 == results[1].0, "the same output")
+        #expect(results[0].1 == results[1].1, "\(results[0].1) vs \(results[1].1) NMEA fixes superseded")
+        #expect(results[0].2 == results[1].2, "the same NMEA statistics")
+        #expect(results[1].1 >= 600, "the NMEA fixes of ublox-zed-f9p_hpg1.11 are superseded: \(results[1].1)")
+        #expect(results[0].0.count > 100_000, "output of the whole stream: \(results[0].0.count) bytes")
     }
 
     /// gpsd's positioned TPVs, the last one per time, in order of first appearance.
