@@ -112,7 +112,7 @@ public struct PositionSmoother: Sendable {
     /// The held point and its per-axis variance (m²).
     var held: (east: Double, north: Double, variance: Double)?
     /// How the receiver's error decorrelates, learned from its fixes (the accuracy's slow part and the white part).
-    /// (Kept in a copy-on-write box, like the accelerometer window: the two rings are ~9 KB, and a smoother held
+    /// (Kept in a copy-on-write box, like the accelerometer window: the two rings are ~11 KB, and a smoother held
     /// inline was copied whole on every fix, e.g. to call a non-mutating method or to predict.)
     public internal(set) var errorStructure: ErrorStructure {
         _read { yield errorStructureBox.value }
