@@ -67,7 +67,7 @@ public final class NMEALogReader: CaptureReader {
                     guard let found = memchr(base + j, 0x0A, n - j) else { lineHasData = true; break }
                     let end = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base + 1
                     let length = end - j
-                    if lineHasData || length > 2 || (length == 2 && base[j] != 0x0D) { accepted += 1 }
+                    if lineHasData || Self.isData(base + j, length) { accepted += 1 }
                     lineHasData = false
                     j = end
                 }
@@ -95,7 +95,7 @@ public final class NMEALogReader: CaptureReader {
                 } else {
                     pending.append(contentsOf: UnsafeBufferPointer(start: base + i, count: end - i))
                     if !binarySeen { binarySeen = Self.hasHighByte(base + i, end - i) }
-                    if end - i > 2 || (end - i == 2 && base[i] != 0x0D) || (found == nil && end > i) { lineHasData = true }
+                    if Self.isData(base + i, end - i) || (found == nil && end > i) { lineHasData = true }
                 }
                 i = end
                 if found != nil {
@@ -111,6 +111,10 @@ public final class NMEALogReader: CaptureReader {
         }
         return pending.isEmpty ? nil : SensorEvent(payload: .nmea(pending))
     }
+
+    /// Whether a line's `n` bytes at `p` (its line feed included) hold data: more than a line ending.
+    @inline(__always)
+    static func isData(_ p: UnsafePointer<UInt8>, _ n: Int) -> Bool { n > 2 || (n == 2 && p[0] != 0x0D) }
 
     /// True when a byte ≥ 0x80 is among the `n` bytes at `p` (eight at a time).
     static func hasHighByte(_ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {

@@ -30,14 +30,7 @@ public final class NMEAParser {
     public func resetStatistics() { counts = NMEAStatistics(); typeCounts = [:] }
 
     /// Parses a framed sentence; nil when rejected (the reason is counted).
-    public func parse(_ framed: FramedSentence) -> ParsedSentence? {
-        let body = framed.body
-        guard let base = body.baseAddress else {
-            counts.rejected[RejectionReason.emptySentence.rawValue] += 1
-            return nil
-        }
-        return withFields(base, body.count) { fields in parse(fields: fields) }
-    }
+    public func parse(_ framed: FramedSentence) -> ParsedSentence? { parse(framed, decodingFixFields: true) }
 
     /// `parse`, with a fix sentence's fields left undecoded when `decodingFixFields` is false: GGA, RMC, GLL, GNS,
     /// VTG, GST and GBS keep only what places them in a receiver cycle (their time; RMC's status and date, which
@@ -46,13 +39,12 @@ public final class NMEAParser {
     /// counted as superseded, without decoding positions nobody uses (their numbers were a tenth of a u-blox log's
     /// replay).
     public func parse(_ framed: FramedSentence, decodingFixFields: Bool) -> ParsedSentence? {
-        if decodingFixFields { return parse(framed) }
         let body = framed.body
         guard let base = body.baseAddress else {
             counts.rejected[RejectionReason.emptySentence.rawValue] += 1
             return nil
         }
-        return withFields(base, body.count) { fields in parse(fields: fields, decodingFixFields: false) }
+        return withFields(base, body.count) { fields in parse(fields: fields, decodingFixFields: decodingFixFields) }
     }
 
     /// Parses a sentence given as text (with `$` and optional checksum; the checksum is not verified here).
@@ -127,8 +119,21 @@ public final class NMEAParser {
     enum Parser {
         case gga, rmc, gsa, gsv, gll, vtg, zda, gst, gbs, dtm, gns, hdt, hdm, hdg, ths, rot, txt
 
+        /// A fix sentence with only what places it in a receiver cycle (time; RMC's status and date); nil for the
+        /// other types (decoded in full).
         @inline(__always)
-        func cycleOnly(_ f: NMEAFields) -> NMEASentence? { NMEAParser.cycleOnly(self, f) }
+        func cycleOnly(_ f: NMEAFields) -> NMEASentence? {
+            switch self {
+            case .gga: .gga(GGA(time: f.time(1)))
+            case .rmc: .rmc(RMC(time: f.time(1), valid: f.character(2).map { $0 == 0x41 }, date: NMEAParser.parseDate(f, 9)))
+            case .gll: .gll(GLL(time: f.time(5)))
+            case .gns: .gns(GNS(time: f.time(1), modes: FixedList<6, UInt8>()))
+            case .vtg: .vtg(VTG())
+            case .gst: .gst(GST(time: f.time(1)))
+            case .gbs: .gbs(GBS(time: f.time(1)))
+            default: nil
+            }
+        }
 
         @inline(__always)
         func callAsFunction(_ f: NMEAFields) -> NMEASentence {
@@ -151,21 +156,6 @@ public final class NMEAParser {
             case .rot: .rot(ROT(degreesPerMinute: f.double(1), valid: f.character(2).map { $0 == 0x41 }))
             case .txt: .txt(TXT(totalMessages: f.int(1), messageNumber: f.int(2), identifier: f.int(3), text: f.string(4)))
             }
-        }
-    }
-
-    /// A fix sentence with only what places it in a receiver cycle (time; RMC's status and date); nil for the
-    /// other types (decoded in full).
-    static func cycleOnly(_ parser: Parser, _ f: NMEAFields) -> NMEASentence? {
-        switch parser {
-        case .gga: .gga(GGA(time: f.time(1)))
-        case .rmc: .rmc(RMC(time: f.time(1), valid: f.character(2).map { $0 == 0x41 }, date: parseDate(f, 9)))
-        case .gll: .gll(GLL(time: f.time(5)))
-        case .gns: .gns(GNS(time: f.time(1), modes: FixedList<6, UInt8>()))
-        case .vtg: .vtg(VTG())
-        case .gst: .gst(GST(time: f.time(1)))
-        case .gbs: .gbs(GBS(time: f.time(1)))
-        default: nil
         }
     }
 

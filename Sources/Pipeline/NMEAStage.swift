@@ -104,13 +104,15 @@ public final class NMEAStage {
         var completed = 0
         let passthrough = settings.passthrough
         let decodeSuperseded = settings.decodeSupersededFixes
+        // Read once per chunk and after each UBX frame (not per sentence: each read of the stream's state is a
+        // run-time exclusivity check).
+        var decodingFixFields = decodeSuperseded || !s.ubx.sawNavigationSolution
         s.framer.feed(bytes) { frame in
             switch frame {
             case .nmea(let framed):
                 let receiveTime = completed == 0 && startedEarlier ? s.partialStartUTC : s.chunkUTC
                 s.lastSentenceUTC = receiveTime
                 completed += 1
-                let decodingFixFields = decodeSuperseded || !s.ubx.sawNavigationSolution
                 guard let parsed = s.parser.parse(framed, decodingFixFields: decodingFixFields) else { return }
                 switch parsed.sentence {
                 case .proprietary, .unsupported:
@@ -123,6 +125,7 @@ public final class NMEAStage {
                 s.lastMessageUTC = receiveTime
                 completed += 1
                 self.decode(f, receiveTime: receiveTime, s, out)
+                decodingFixFields = decodeSuperseded || !s.ubx.sawNavigationSolution
             case .rtcm3(let f):
                 completed += 1
                 out(.rtcm3(Array(f.bytes)))
