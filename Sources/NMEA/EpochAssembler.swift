@@ -24,6 +24,12 @@ public struct EpochAssembler: Sendable {
         public var verticalUEREDifferentialMeters: Double = 2.5
         /// Learn the cycle-ending sentence and emit on it.
         public var emitOnCycleEnd: Bool = true
+        /// A positioned cycle without DOPs or GST (RMC or GLL alone: a receiver sending GGA/GSA at a lower rate
+        /// than RMC, or a log cut after RMC) takes its horizontal accuracy from the last HDOP the receiver sent, when it is
+        /// at most this old (seconds). DOPs follow the satellite geometry, which changes over minutes; the cycle's
+        /// own `hdop` stays empty (the receiver did not send it), and without an altitude there is no vertical
+        /// accuracy to give. 0 turns this off.
+        public var dopCarrySeconds: Double = 5
         public init() {}
         public static let `default` = Settings()
     }
@@ -56,6 +62,8 @@ public struct EpochAssembler: Sendable {
     /// The fix dimension the receiver last stated (GSA, or GGA/GNS altitude), carried into cycles whose
     /// sentences (RMC, GLL) cannot state it.
     private var lastDimension: FixMode?
+    /// The last positioned cycle's HDOP and time (`Settings.dopCarrySeconds`).
+    private var lastHDOP: (hdop: Double, time: Timestamp)?
 
     // Date tracking.
     private var date: CivilDate?
@@ -134,6 +142,11 @@ public struct EpochAssembler: Sendable {
             flush(emit)
             emittedCurrent = true
         }
+    }
+
+    /// The time of day (ns) of the cycle in progress when it holds a position not yet emitted, else nil.
+    public var pendingPositionTimeOfDayNanos: Int64? {
+        cycle.hasPosition && !emittedCurrent ? cycleTime?.nanosecondOfDay : nil
     }
 
     /// End of stream: emits whatever the last cycle holds.
@@ -302,7 +315,14 @@ public struct EpochAssembler: Sendable {
             else { location.mode = lastDimension ?? .twoD }
             if cycle.gsaMode != nil || cycle.hasAltitudeSource { lastDimension = location.mode }
             if location.quality == .unknown { location.quality = .gps }
-            computeAccuracy(&location)
+            var carriedHDOP: Double?
+            if let h = location.hdop {
+                if let t = location.time { lastHDOP = (h, t) }
+            } else if let last = lastHDOP, let t = location.time, t >= last.time,
+                      Double(t.nanosecondsSince1970 - last.time.nanosecondsSince1970) <= settings.dopCarrySeconds * 1e9 {
+                carriedHDOP = last.hdop
+            }
+            computeAccuracy(&location, carriedHDOP: carriedHDOP)
         } else {
             location = Self.noFix(from: location)
             location.mode = (cycle.positionInvalid || cycle.gsaMode == 1) ? .noFix : .unknown
@@ -320,11 +340,11 @@ public struct EpochAssembler: Sendable {
         return n
     }
 
-    private func computeAccuracy(_ location: inout Location) {
+    private func computeAccuracy(_ location: inout Location, carriedHDOP: Double?) {
         let differential = location.quality == .dgps || location.quality == .rtkFixed || location.quality == .rtkFloat
         if let a = location.latitudeErrorMeters, let b = location.longitudeErrorMeters {
             location.horizontalAccuracyMeters = (a * a + b * b).squareRoot()
-        } else if let h = location.hdop {
+        } else if let h = location.hdop ?? carriedHDOP {
             location.horizontalAccuracyMeters = h * (differential ? settings.horizontalUEREDifferentialMeters
                                                                   : settings.horizontalUEREMeters)
         }

@@ -138,6 +138,16 @@ public final class NMEAStage {
     }
 
     private func decode(_ f: UBXFrame, receiveTime: Timestamp?, _ s: Stream, _ out: (Output) -> Void) {
+        // The source's first UBX navigation solution supersedes its NMEA fixes from now on. An NMEA cycle in
+        // progress with a position of another time was sent before it (a receiver switched to UBX, a log that
+        // starts in NMEA: gpsd's ublox8-uniqid-monhw), so it is output now rather than dropped when its cycle
+        // would have ended; one of the same time is that epoch's NMEA, superseded as usual.
+        if !s.ubx.sawNavigationSolution, let nmea = s.assembler.pendingPositionTimeOfDayNanos,
+           let ubx = s.ubx.solutionTimeOfDayNanos(f) {
+            let day: Int64 = 86_400_000_000_000
+            let d = ((nmea - ubx) % day + day) % day
+            if min(d, day - d) > 25_000_000 { s.assembler.finish { self.handNMEA($0, s, out) } }
+        }
         switch s.ubx.add(frame: f, receiveTime: receiveTime, { self.handUBX($0, out) }) {
         case .decoded: break
         case .unknown: s.framer.countUnknownMessage()

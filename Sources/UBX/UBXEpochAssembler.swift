@@ -121,6 +121,33 @@ public struct UBXEpochAssembler: Sendable {
         // computed property here copied the whole epoch for every message.)
     }
 
+    /// For a navigation solution frame (NAV-PVT, NAV-SOL, NAV-POSLLH, NAV-HPPOSLLH, HNR-PVT: the frames that set
+    /// `sawNavigationSolution`), its UTC time of day in nanoseconds: NAV-PVT's and HNR-PVT's own UTC fields when
+    /// validTime, else iTOW minus the leap seconds (the receiver's, else the current 18). Nil for any other frame.
+    public func solutionTimeOfDayNanos(_ f: UBXFrame) -> Int64? {
+        let p = f.payload
+        switch (f.classID, f.messageID) {
+        case (0x01, 0x07), (0x28, 0x00):
+            guard p.count >= 20 else { return nil }
+            if p[11] & 0x02 != 0, p[8] < 24, p[9] < 60, p[10] <= 60 {
+                let nanoOffset = f.classID == 0x01 ? 16 : 12
+                var nano: Int32 = 0
+                for k in 0..<4 { nano |= Int32(p[nanoOffset + k]) << (8 * k) }
+                let seconds = Int64(p[8]) * 3600 + Int64(p[9]) * 60 + Int64(p[10])
+                return seconds * 1_000_000_000 + Int64(nano)
+            }
+        case (0x01, 0x06), (0x01, 0x02), (0x01, 0x14):
+            guard p.count >= 4 else { return nil }
+        default:
+            return nil
+        }
+        var iTOW: Int64 = 0
+        for k in 0..<4 { iTOW |= Int64(p[k]) << (8 * k) }
+        let day: Int64 = 86_400_000
+        let ms = ((iTOW - Int64(leapSeconds ?? 18) * 1000) % day + day) % day
+        return ms * 1_000_000
+    }
+
     /// A navigation message of epoch `t`: the epoch in progress ends when `t` differs; one is begun if none is.
     mutating func beginNavigation(_ t: UInt32, _ emit: (Output) -> Void) {
         if epochOpen, epoch.iTOW != t { flush(emit) }

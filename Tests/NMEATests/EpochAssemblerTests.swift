@@ -58,6 +58,26 @@ struct EpochAssemblerTests {
         #expect(l.verticalAccuracyMeters == 3.0 * EpochAssembler.Settings.default.verticalUEREMeters)
     }
 
+    /// A cycle of RMC alone (GGA/GSA at a lower rate than RMC, a log cut after RMC) takes its horizontal accuracy from
+    /// the last HDOP the receiver sent, for `dopCarrySeconds` (5 s); its own DOP fields stay empty. An older HDOP is
+    /// not used.
+    @Test func rmcOnlyCyclesTakeTheRecentDOPsAccuracy() throws {
+        let out = fixes(assemble([
+            "GPGGA,000001,4807.038,N,01131.000,E,1,08,2.0,545.4,M,46.9,M,,",
+            "GPGSA,A,3,04,05,,09,12,,,24,,,,,2.5,2.0,3.0",
+            "GPRMC,000001,A,4807.038,N,01131.000,E,0.0,0.0,010124,,,A",
+            "GPRMC,000002,A,4807.038,N,01131.000,E,0.0,0.0,010124,,,A",
+            "GPRMC,000006,A,4807.038,N,01131.000,E,0.0,0.0,010124,,,A",
+            "GPRMC,000007,A,4807.038,N,01131.000,E,0.0,0.0,010124,,,A",
+        ]))
+        #expect(out.count == 4)
+        let uere = EpochAssembler.Settings.default
+        #expect(out.map(\.horizontalAccuracyMeters) == [2.0 * uere.horizontalUEREMeters, 2.0 * uere.horizontalUEREMeters,
+                                                        2.0 * uere.horizontalUEREMeters, nil])
+        #expect(out[1].verticalAccuracyMeters == nil, "RMC has no altitude, so no vertical accuracy")
+        #expect(out[1].hdop == nil && out[1].vdop == nil, "the receiver did not send DOPs in that cycle")
+    }
+
     @Test func invalidStatusGivesNoFixWithoutCoordinates() throws {
         let l = try #require(fixes(assemble(["GPRMC,010203,V,4807.038,N,01131.000,E,,,230324,,"])).first)
         #expect(l.mode == .noFix)

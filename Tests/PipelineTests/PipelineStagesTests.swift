@@ -4,6 +4,7 @@ import LocationCore
 import Pipeline
 import Testing
 import TestSupport
+import UBX
 
 /// The pipeline as a row of stages (issue 12 item 4): each stage's snapshot agrees with what actually came out of
 /// the pipeline, and taking snapshots changes nothing.
@@ -130,5 +131,36 @@ struct PipelineStagesTests {
         #expect(nmea.snapshot.sources == [3])
         #expect(nmea.snapshot.statistics.framed == 3)
         #expect(fixes == 1 && sky == 0)
+    }
+
+    /// A receiver that starts in NMEA and switches to UBX (gpsd's ublox8-uniqid-monhw log does this): the NMEA cycle
+    /// still open when the first UBX solution arrives was sent before it and is output, not counted as superseded;
+    /// NMEA fixes after it are superseded.
+    @Test func theNMEACycleOpenWhenUBXTakesOverIsOutput() throws {
+        func le<T: FixedWidthInteger>(_ p: inout [UInt8], _ o: Int, _ v: T) {
+            withUnsafeBytes(of: v.littleEndian) { for (i, x) in $0.enumerated() { p[o + i] = x } }
+        }
+        // NAV-PVT at 2025-06-01 12:00:01 UTC (u-blox interface description offsets), then NAV-EOE.
+        var p = [UInt8](repeating: 0, count: 92)
+        le(&p, 0, UInt32(43_219_000)); le(&p, 4, UInt16(2025)); p[6] = 6; p[7] = 1; p[8] = 12; p[9] = 0; p[10] = 1
+        p[11] = 0x07; p[20] = 3; p[21] = 0x01; p[23] = 9
+        le(&p, 24, Int32(-1_220_838_883)); le(&p, 28, Int32(373_861_117)); le(&p, 40, UInt32(1500))
+        var eoe = [UInt8](repeating: 0, count: 4)
+        le(&eoe, 0, UInt32(43_219_000))
+        let bytes = Array("$GPRMC,120000.00,A,3723.1667,N,12205.0333,W,0.0,0.0,010625,,,A*4B\r\n".utf8)
+            + Array("$GPGGA,120000.00,3723.1667,N,12205.0333,W,1,08,1.0,10.0,M,-30.0,M,,*6F\r\n".utf8)
+            + (try #require(UBX.frame(classID: 0x01, messageID: 0x07, payload: p)))
+            + (try #require(UBX.frame(classID: 0x01, messageID: 0x61, payload: eoe)))
+            + Array("$GPRMC,120001.00,A,3723.1667,N,12205.0333,W,0.0,0.0,010625,,,A*4A\r\n".utf8)
+            + Array("$GPRMC,120002.00,A,3723.1667,N,12205.0333,W,0.0,0.0,010625,,,A*49\r\n".utf8)
+        let nmea = NMEAStage(settings: NMEAStage.Settings())
+        var times: [String] = []
+        let handle: (NMEAStage.Output) -> Void = { o in
+            if case .epoch(.fix(let l)) = o, let t = l.time { times.append(t.iso8601(fractionDigits: 0)) }
+        }
+        bytes.withUnsafeBufferPointer { nmea.feed($0, sourceID: 0, handle) }
+        nmea.finish(handle)
+        #expect(times == ["2025-06-01T12:00:00Z", "2025-06-01T12:00:01Z"], "the NMEA fix of 12:00:00, then UBX's: \(times)")
+        #expect(nmea.nmeaFixesSuperseded == 2, "the RMC-only cycles of 12:00:01 and 12:00:02")
     }
 }
