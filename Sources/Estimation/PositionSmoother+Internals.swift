@@ -22,6 +22,20 @@ extension PositionSmoother {
         return (e, n)
     }
 
+    /// The receiver's own claimed per-axis variance (m²) for the accuracy it outputs: as `measurementSigmas` but
+    /// without `minimumMeasurementSigmaMeters`, which keeps the filter from trusting a fix absolutely but is not
+    /// what the receiver claims (an RTK receiver claims about 1 cm; a 2 cm floor made its smoothed radius 1.4×
+    /// too large). Nil when the fix states no accuracy of its own.
+    static func claimedVariance(_ fix: Location, settings s: Settings) -> Double? {
+        if let a = fix.latitudeErrorMeters, let b = fix.longitudeErrorMeters, a > 0, b > 0, a.isFinite, b.isFinite {
+            return (a * a + b * b) / 2 * s.measurementNoiseScale * s.measurementNoiseScale
+        } else if let h = fix.horizontalAccuracyMeters, h > 0, h.isFinite {
+            let e = HorizontalError.sigma(fromRadius68: h) * s.measurementNoiseScale
+            return e * e
+        }
+        return nil
+    }
+
     mutating func initialise(fix: Location, lat: Double, lon: Double, sigE: Double, sigN: Double, t: Timestamp) {
         frame = LocalTangentFrame(latitudeDegrees: lat, longitudeDegrees: lon)
         let f = settings.correlatedErrorFraction
@@ -40,6 +54,7 @@ extension PositionSmoother {
         kf[0, 4] = -f * varE; kf[4, 0] = -f * varE
         kf[1, 5] = -f * varN; kf[5, 1] = -f * varN
         lastReportedVariance = (varE + varN) / 2
+        claimedVariance = Self.claimedVariance(fix, settings: settings) ?? lastReportedVariance
         time = t
         consecutiveRejections = 0
         adaptiveCount = 0   // the adapted scale (a property of the receiver) is kept; its transient is skipped again
@@ -234,7 +249,7 @@ extension PositionSmoother {
     }
 
     /// The learned split of the receiver's per-axis variance for the current claim.
-    var errorEstimate: ErrorStructure.Estimate { errorStructure.lags.estimate(claim: lastReportedVariance) }
+    var errorEstimate: ErrorStructure.Estimate { errorStructure.lags.estimate(claim: claimedVariance) }
 
     mutating func reanchorIfNeeded() {
         guard let fr = frame else { return }
@@ -267,8 +282,9 @@ extension PositionSmoother {
         var e = kf.x[0], n = kf.x[1]
         var out = fix
         let learned = errorEstimate
-        // The receiver's white variance: what its 1 s increments show, never more than it claims.
-        let white = Swift.min(learned.white ?? lastReportedVariance, lastReportedVariance)
+        // The receiver's white variance for the stop hold: what its 1 s increments show (S(1 s), an upper bound: the
+        // hold is worth no more than that), never more than it claims.
+        let white = Swift.min(errorStructure.lags.white ?? claimedVariance, claimedVariance)
         // The filter's own covariance (its average of the white noise) plus what no averaging removes.
         // The filter averages with its adapted white variance; where the fixes' 1 s increments show more white noise
         // than that (covariance matching cannot resolve a noise far below the process noise), what is left after the

@@ -135,6 +135,8 @@ public struct PositionSmoother: Sendable {
     var stopSum: (east: Double, north: Double) = (0, 0)
     var stopCount = 0
     var lastReportedVariance = 25.0
+    /// The receiver's claimed per-axis variance (m²), without the filter's floor (`claimedVariance(_:settings:)`).
+    var claimedVariance = 25.0
     /// Where the output was at the last fix (for the convergence limit) and whether the last output was dead reckoned.
     var outputENU: (east: Double, north: Double)?
     /// Where the output waits while the speed is low but the stop is not yet confirmed.
@@ -187,6 +189,7 @@ public struct PositionSmoother: Sendable {
         let f = settings.correlatedErrorFraction
         let varE = sigE * sigE, varN = sigN * sigN
         lastReportedVariance = (varE + varN) / 2
+        claimedVariance = Self.claimedVariance(fix, settings: settings) ?? lastReportedVariance
         let w = settings.adaptiveMeasurementNoise ? adaptiveScale : 1
         let r = ((1 - f) * varE * w, 0.0, 0.0, (1 - f) * varN * w)
         let inn = kf.innovation((z.east, z.north), a: (0, 1), b: (4, 5), r: r)

@@ -42,9 +42,6 @@ import TestSupport
         }
         if Self.pessimistic(r) {
             withKnownIssue("pessimistic receiver not identifiable: \(r.name) within \(w)") { #expect(w <= 0.85) }
-        } else if r.quality == .rtkFixed {
-            // The smallest σ the smoother assumes for a fix (minimumMeasurementSigmaMeters, 2 cm) exceeds this claim.
-            withKnownIssue("RTK: centimetre claim below the 2 cm floor, within \(w)") { #expect(w <= 0.85) }
         } else if rep.raw.withinReportedAccuracy > 0.85 {
             // A constant offset is drawn once per run: on these four draws the claim itself holds more than 85 %.
             withKnownIssue("offsets drawn small: raw within \(rep.raw.withinReportedAccuracy), smoothed \(w)") { #expect(w <= 0.85) }
