@@ -2,6 +2,8 @@
 """Independent truth for Tests/UBXTests: UBX frames built by pyubx2 (an independent Python UBX implementation)
 from known field values. Prints `NAME hex` lines; the Swift test decodes each frame and compares the fields with
 the same values. Run with the test venv: `make ubx-test-venv` then `.build/venv/bin/python3 scripts/ubx-test-frames.py`."""
+import math
+
 from pyubx2 import UBXMessage, GET
 
 frames = {
@@ -41,6 +43,37 @@ frames = {
                          jamInd=120),
     "TIM-TP": UBXMessage("TIM", "TIM-TP", GET, towMS=83485000, towSubMS=0, qErr=-1234, week=1459, timeBase=1, utc=1),
 }
+
+
+def ecef(lat, lon, h):
+    """WGS 84 geodetic → ECEF (m), the closed forward form: independent of the decoder's inverse."""
+    a, f = 6378137.0, 1 / 298.257223563
+    e2 = f * (2 - f)
+    p, l = math.radians(lat), math.radians(lon)
+    n = a / math.sqrt(1 - e2 * math.sin(p) ** 2)
+    return ((n + h) * math.cos(p) * math.cos(l), (n + h) * math.cos(p) * math.sin(l), (n * (1 - e2) + h) * math.sin(p))
+
+
+def ned_to_ecef(lat, lon, vn, ve, vd):
+    p, l = math.radians(lat), math.radians(lon)
+    sp, cp, sl, cl = math.sin(p), math.cos(p), math.sin(l), math.cos(l)
+    return (-sp * cl * vn - sl * ve - cp * cl * vd, -sp * sl * vn + cl * ve - cp * sl * vd, cp * vn - sp * vd)
+
+
+# NAV-POSECEF / NAV-HPPOSECEF / NAV-VELECEF of 48.1173° N 11.5183333° E, 545.4 m, moving 3 m/s north, 4 m/s east.
+X, Y, Z = ecef(48.1173, 11.5183333, 545.4)
+VX, VY, VZ = ned_to_ecef(48.1173, 11.5183333, 3.0, 4.0, 0.0)
+cm = [round(v * 100) for v in (X, Y, Z)]
+hp = [round((v * 100 - c) * 100) for v, c in zip((X, Y, Z), cm)]   # the 0.1 mm part, −50 … 50
+frames["NAV-POSECEF"] = UBXMessage("NAV", "NAV-POSECEF", GET, iTOW=10000, ecefX=cm[0], ecefY=cm[1], ecefZ=cm[2],
+                                   pAcc=280)
+frames["NAV-HPPOSECEF"] = UBXMessage("NAV", "NAV-HPPOSECEF", GET, version=0, iTOW=11000, ecefX=cm[0], ecefY=cm[1],
+                                     ecefZ=cm[2], _HPecefX=hp[0] / 100, _HPecefY=hp[1] / 100, _HPecefZ=hp[2] / 100,
+                                     invalidEcef=0, pAcc=14.2)
+frames["NAV-VELECEF"] = UBXMessage("NAV", "NAV-VELECEF", GET, iTOW=10000, ecefVX=round(VX * 100),
+                                   ecefVY=round(VY * 100), ecefVZ=round(VZ * 100), sAcc=35)
+frames["NAV-STATUS-10000"] = UBXMessage("NAV", "NAV-STATUS", GET, iTOW=10000, gpsFix=3, gpsFixOk=1, wknSet=1,
+                                        towSet=1)
 
 for name, m in frames.items():
     print(name, m.serialize().hex())

@@ -160,6 +160,59 @@ public struct NavSOL: Sendable, Hashable {
     }
 }
 
+/// UBX-NAV-POSECEF (0x01 0x01, 20 bytes) or UBX-NAV-HPPOSECEF (0x01 0x13, 28 bytes, u-blox 8 high-precision and
+/// F9): the position in ECEF with a 3-D accuracy estimate. Neither states a fix type (NAV-STATUS does).
+public struct NavPOSECEF: Sendable, Hashable {
+    public var iTOWMilliseconds: UInt32
+    public var ecefXMeters: Double, ecefYMeters: Double, ecefZMeters: Double
+    /// 3-D position accuracy estimate.
+    public var positionAccuracyMeters: Double
+    /// NAV-HPPOSECEF's invalidEcef flag (always false for NAV-POSECEF).
+    public var invalidECEF: Bool
+
+    /// NAV-POSECEF: iTOW, ecefX/Y/Z (cm), pAcc (cm).
+    public init?(payload: UnsafeBufferPointer<UInt8>) {
+        guard payload.count == 20 else { return nil }
+        let p = LittleEndian(payload)
+        iTOWMilliseconds = p.u4(0)
+        ecefXMeters = Double(p.i4(4)) * 0.01
+        ecefYMeters = Double(p.i4(8)) * 0.01
+        ecefZMeters = Double(p.i4(12)) * 0.01
+        positionAccuracyMeters = Double(p.u4(16)) * 0.01
+        invalidECEF = false
+    }
+
+    /// NAV-HPPOSECEF (version 0): iTOW at 4, ecefX/Y/Z (cm) plus their 0.1 mm parts, flags (invalidEcef), pAcc
+    /// (0.1 mm).
+    public init?(highPrecisionPayload payload: UnsafeBufferPointer<UInt8>) {
+        guard payload.count == 28, payload[0] == 0 else { return nil }
+        let p = LittleEndian(payload)
+        iTOWMilliseconds = p.u4(4)
+        ecefXMeters = Double(p.i4(8)) * 0.01 + Double(p.i1(20)) * 1e-4
+        ecefYMeters = Double(p.i4(12)) * 0.01 + Double(p.i1(21)) * 1e-4
+        ecefZMeters = Double(p.i4(16)) * 0.01 + Double(p.i1(22)) * 1e-4
+        invalidECEF = p.u1(23) & 1 != 0
+        positionAccuracyMeters = Double(p.u4(24)) * 1e-4
+    }
+}
+
+/// UBX-NAV-VELECEF (0x01 0x11): velocity in ECEF with a speed accuracy estimate. 20 bytes.
+public struct NavVELECEF: Sendable, Hashable {
+    public var iTOWMilliseconds: UInt32
+    public var ecefVelocityXMetersPerSecond: Double, ecefVelocityYMetersPerSecond: Double, ecefVelocityZMetersPerSecond: Double
+    public var speedAccuracyMetersPerSecond: Double
+
+    public init?(payload: UnsafeBufferPointer<UInt8>) {
+        guard payload.count == 20 else { return nil }
+        let p = LittleEndian(payload)
+        iTOWMilliseconds = p.u4(0)
+        ecefVelocityXMetersPerSecond = Double(p.i4(4)) * 0.01
+        ecefVelocityYMetersPerSecond = Double(p.i4(8)) * 0.01
+        ecefVelocityZMetersPerSecond = Double(p.i4(12)) * 0.01
+        speedAccuracyMetersPerSecond = Double(p.u4(16)) * 0.01
+    }
+}
+
 /// UBX-NAV-VELNED (0x01 0x12): velocity in the local NED frame. 36 bytes.
 public struct NavVELNED: Sendable, Hashable {
     public var iTOWMilliseconds: UInt32

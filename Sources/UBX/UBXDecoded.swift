@@ -5,6 +5,9 @@ public enum UBXDecoded: Sendable, Hashable {
     case navHPPOSLLH(NavHPPOSLLH)
     case navSOL(NavSOL)
     case navVELNED(NavVELNED)
+    /// NAV-POSECEF or NAV-HPPOSECEF.
+    case navPOSECEF(NavPOSECEF)
+    case navVELECEF(NavVELECEF)
     case navDOP(NavDOP)
     case navSTATUS(NavSTATUS)
     case navTIMEGPS(NavTIMEGPS)
@@ -37,6 +40,9 @@ public enum UBXDecoded: Sendable, Hashable {
         case (0x01, 0x14): return wrap(NavHPPOSLLH(payload: p), UBXDecoded.navHPPOSLLH)
         case (0x01, 0x06): return wrap(NavSOL(payload: p), UBXDecoded.navSOL)
         case (0x01, 0x12): return wrap(NavVELNED(payload: p), UBXDecoded.navVELNED)
+        case (0x01, 0x01): return wrap(NavPOSECEF(payload: p), UBXDecoded.navPOSECEF)
+        case (0x01, 0x13): return wrap(NavPOSECEF(highPrecisionPayload: p), UBXDecoded.navPOSECEF)
+        case (0x01, 0x11): return wrap(NavVELECEF(payload: p), UBXDecoded.navVELECEF)
         case (0x01, 0x04): return wrap(NavDOP(payload: p), UBXDecoded.navDOP)
         case (0x01, 0x03): return wrap(NavSTATUS(payload: p), UBXDecoded.navSTATUS)
         case (0x01, 0x20): return wrap(NavTIMEGPS(payload: p), UBXDecoded.navTIMEGPS)
@@ -68,6 +74,8 @@ public enum UBXDecoded: Sendable, Hashable {
         case .navHPPOSLLH(let m): m.iTOWMilliseconds
         case .navSOL(let m): m.iTOWMilliseconds
         case .navVELNED(let m): m.iTOWMilliseconds
+        case .navPOSECEF(let m): m.iTOWMilliseconds
+        case .navVELECEF(let m): m.iTOWMilliseconds
         case .navDOP(let m): m.iTOWMilliseconds
         case .navSTATUS(let m): m.iTOWMilliseconds
         case .navTIMEGPS(let m): m.iTOWMilliseconds

@@ -65,6 +65,10 @@ extension UBXEpochAssembler {
                 let g = ECEF.geodetic(x: s.ecefXMeters, y: s.ecefYMeters, z: s.ecefZMeters)
                 l.latitudeDegrees = g.latitudeDegrees; l.longitudeDegrees = g.longitudeDegrees
                 l.altitudeEllipsoidMeters = g.heightMeters
+            } else if let p = e.posecef, !p.invalidECEF {
+                let g = ECEF.geodetic(x: p.ecefXMeters, y: p.ecefYMeters, z: p.ecefZMeters)
+                l.latitudeDegrees = g.latitudeDegrees; l.longitudeDegrees = g.longitudeDegrees
+                l.altitudeEllipsoidMeters = g.heightMeters
             }
         }
 
@@ -107,6 +111,19 @@ extension UBXEpochAssembler {
                                            vz: s.ecefVelocityZMetersPerSecond, latitudeDegrees: lat, longitudeDegrees: lon)
                 l.speedMetersPerSecond = (v.north * v.north + v.east * v.east).squareRoot()
                 l.courseDegrees = Angle.normalizedDegrees(atan2Degrees(v.east, v.north))
+            }
+        }
+        if let p = e.posecef, !p.invalidECEF {
+            // A 3-D accuracy, as NAV-SOL's pAcc (gpsd reports it as its ECEF pAcc).
+            l.horizontalAccuracyMeters = l.horizontalAccuracyMeters ?? p.positionAccuracyMeters
+        }
+        if let v = e.velecef {
+            l.speedAccuracyMetersPerSecond = l.speedAccuracyMetersPerSecond ?? v.speedAccuracyMetersPerSecond
+            if l.speedMetersPerSecond == nil, let lat = l.latitudeDegrees, let lon = l.longitudeDegrees {
+                let n = ECEF.northEastDown(vx: v.ecefVelocityXMetersPerSecond, vy: v.ecefVelocityYMetersPerSecond,
+                                           vz: v.ecefVelocityZMetersPerSecond, latitudeDegrees: lat, longitudeDegrees: lon)
+                l.speedMetersPerSecond = (n.north * n.north + n.east * n.east).squareRoot()
+                l.courseDegrees = Angle.normalizedDegrees(atan2Degrees(n.east, n.north))
             }
         }
         if let g = e.timegps { l.timeAccuracySeconds = l.timeAccuracySeconds ?? g.timeAccuracySeconds }

@@ -22,6 +22,8 @@ public struct UBXEpochAssembler: Sendable {
         var posllh: NavPOSLLH?
         var hpposllh: NavHPPOSLLH?
         var velned: NavVELNED?
+        var posecef: NavPOSECEF?
+        var velecef: NavVELECEF?
         var dop: NavDOP?
         var status: NavSTATUS?
         var timegps: NavTIMEGPS?
@@ -30,7 +32,9 @@ public struct UBXEpochAssembler: Sendable {
         var sat: NavSAT?
         var svinfo: NavSVINFO?
         var hnr: HnrPVT?
-        var hasSolution: Bool { pvt != nil || sol != nil || posllh != nil || hpposllh != nil || hnr != nil }
+        var hasSolution: Bool {
+            pvt != nil || sol != nil || posllh != nil || hpposllh != nil || hnr != nil || posecef != nil
+        }
     }
 
     /// The epoch in progress, when `epochOpen`. Stored in place (not as an Optional): each message's struct is
@@ -43,7 +47,7 @@ public struct UBXEpochAssembler: Sendable {
     public private(set) var week: Int?
     public private(set) var integrity: ReceiverIntegrity?
     public private(set) var version: MonVER?
-    /// True once a navigation solution (NAV-PVT, NAV-SOL, NAV-POSLLH, NAV-HPPOSLLH, HNR-PVT) arrived.
+    /// True once a navigation solution (NAV-PVT, NAV-SOL, NAV-POSLLH, NAV-HPPOSLLH, NAV-(HP)POSECEF, HNR-PVT) arrived.
     public internal(set) var sawNavigationSolution = false
     public internal(set) var sawSky = false
     public private(set) var epochsEmitted = 0
@@ -98,6 +102,8 @@ public struct UBXEpochAssembler: Sendable {
         case .navPOSLLH(let m): epoch.posllh = m; sawNavigationSolution = true
         case .navHPPOSLLH(let m): epoch.hpposllh = m; sawNavigationSolution = true
         case .navVELNED(let m): epoch.velned = m
+        case .navPOSECEF(let m): epoch.posecef = m; sawNavigationSolution = true
+        case .navVELECEF(let m): epoch.velecef = m
         case .navDOP(let m): epoch.dop = m
         case .navSTATUS(let m):
             epoch.status = m
@@ -121,7 +127,7 @@ public struct UBXEpochAssembler: Sendable {
         // computed property here copied the whole epoch for every message.)
     }
 
-    /// For a navigation solution frame (NAV-PVT, NAV-SOL, NAV-POSLLH, NAV-HPPOSLLH, HNR-PVT: the frames that set
+    /// For a navigation solution frame (NAV-PVT, NAV-SOL, NAV-POSLLH, NAV-HPPOSLLH, NAV-(HP)POSECEF, HNR-PVT: the frames that set
     /// `sawNavigationSolution`), its UTC time of day in nanoseconds: NAV-PVT's and HNR-PVT's own UTC fields when
     /// validTime, else iTOW minus the leap seconds (the receiver's, else the current 18). Nil for any other frame.
     public func solutionTimeOfDayNanos(_ f: UBXFrame) -> Int64? {
@@ -136,16 +142,25 @@ public struct UBXEpochAssembler: Sendable {
                 let seconds = Int64(p[8]) * 3600 + Int64(p[9]) * 60 + Int64(p[10])
                 return seconds * 1_000_000_000 + Int64(nano)
             }
-        case (0x01, 0x06), (0x01, 0x02), (0x01, 0x14):
+        case (0x01, 0x06), (0x01, 0x02), (0x01, 0x01):
             guard p.count >= 4 else { return nil }
+        case (0x01, 0x14), (0x01, 0x13):
+            // iTOW follows version and reserved bytes.
+            guard p.count >= 8 else { return nil }
+            var iTOW: Int64 = 0
+            for k in 0..<4 { iTOW |= Int64(p[4 + k]) << (8 * k) }
+            return Self.utcTimeOfDayNanos(iTOW: iTOW, leapSeconds: leapSeconds ?? 18)
         default:
             return nil
         }
         var iTOW: Int64 = 0
         for k in 0..<4 { iTOW |= Int64(p[k]) << (8 * k) }
+        return Self.utcTimeOfDayNanos(iTOW: iTOW, leapSeconds: leapSeconds ?? 18)
+    }
+
+    static func utcTimeOfDayNanos(iTOW: Int64, leapSeconds: Int) -> Int64 {
         let day: Int64 = 86_400_000
-        let ms = ((iTOW - Int64(leapSeconds ?? 18) * 1000) % day + day) % day
-        return ms * 1_000_000
+        return ((iTOW - Int64(leapSeconds) * 1000) % day + day) % day * 1_000_000
     }
 
     /// A navigation message of epoch `t`: the epoch in progress ends when `t` differs; one is begun if none is.

@@ -75,7 +75,7 @@ public enum UBXMessageID {
     public static let cfgPRT: (UInt8, UInt8) = (0x06, 0x00)
 
     static let names: [UInt16: String] = [
-        0x0102: "POSLLH", 0x0103: "STATUS", 0x0104: "DOP", 0x0106: "SOL", 0x0107: "PVT", 0x0112: "VELNED",
+        0x0101: "POSECEF", 0x0111: "VELECEF", 0x0113: "HPPOSECEF", 0x0102: "POSLLH", 0x0103: "STATUS", 0x0104: "DOP", 0x0106: "SOL", 0x0107: "PVT", 0x0112: "VELNED",
         0x0114: "HPPOSLLH", 0x0120: "TIMEGPS", 0x0121: "TIMEUTC", 0x0130: "SVINFO", 0x0135: "SAT", 0x013C: "RELPOSNED",
         0x0161: "EOE", 0x0A04: "VER", 0x0A09: "HW", 0x0A38: "RF", 0x0D01: "TP", 0x2800: "PVT", 0x0500: "NAK",
         0x0501: "ACK", 0x0600: "PRT", 0x0601: "MSG", 0x068A: "VALSET", 0x068B: "VALGET",

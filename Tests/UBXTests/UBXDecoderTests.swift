@@ -120,6 +120,38 @@ struct UBXDecoderPyUBX2Tests {
         #expect(close(h.horizontalAccuracyMeters, 0.1415, 1e-4) && close(h.verticalAccuracyMeters, 0.2002, 1e-4))
     }
 
+    /// NAV-POSECEF, NAV-HPPOSECEF and NAV-VELECEF of a point given in geodetic form (the script converts it to ECEF
+    /// with the closed forward formula), and an epoch of NAV-STATUS + NAV-POSECEF + NAV-VELECEF (a receiver set to its
+    /// ECEF messages, as gpsd decodes them): a 3-D fix at that point, with pAcc as its accuracy and the velocity's
+    /// 3 m/s north, 4 m/s east as speed and course.
+    @Test func navPOSECEFHPPOSECEFVELECEFAndTheirEpoch() throws {
+        let lat = 48.1173, lon = 11.5183333, h = 545.4
+        guard case .navPOSECEF(let p)? = PyUBX2.decode("NAV-POSECEF") else { Issue.record("no NAV-POSECEF"); return }
+        #expect(p.iTOWMilliseconds == 10_000 && close(p.positionAccuracyMeters, 2.8) && !p.invalidECEF)
+        let g = ECEF.geodetic(x: p.ecefXMeters, y: p.ecefYMeters, z: p.ecefZMeters)
+        #expect(close(g.latitudeDegrees, lat, 2e-7) && close(g.longitudeDegrees, lon, 2e-7) && close(g.heightMeters, h, 0.01))
+        guard case .navPOSECEF(let hp)? = PyUBX2.decode("NAV-HPPOSECEF") else { Issue.record("no NAV-HPPOSECEF"); return }
+        #expect(hp.iTOWMilliseconds == 11_000 && close(hp.positionAccuracyMeters, 0.0142, 1.01e-4) && !hp.invalidECEF)
+        let gh = ECEF.geodetic(x: hp.ecefXMeters, y: hp.ecefYMeters, z: hp.ecefZMeters)
+        // The 0.1 mm parts count: within 0.2 mm (pyubx2 truncates one LSB), far inside the centimetre of NAV-POSECEF.
+        #expect(close(gh.latitudeDegrees, lat, 3e-9) && close(gh.longitudeDegrees, lon, 3e-9) && close(gh.heightMeters, h, 3e-4))
+        guard case .navVELECEF(let v)? = PyUBX2.decode("NAV-VELECEF") else { Issue.record("no NAV-VELECEF"); return }
+        #expect(v.iTOWMilliseconds == 10_000 && close(v.speedAccuracyMetersPerSecond, 0.35))
+
+        var assembler = UBXEpochAssembler()
+        var fixes: [Location] = []
+        for name in ["NAV-STATUS-10000", "NAV-POSECEF", "NAV-VELECEF"] {
+            let m = try #require(PyUBX2.decode(name))
+            assembler.add(m) { if case .epoch(.fix(let l)) = $0 { fixes.append(l) } }
+        }
+        assembler.finish { if case .epoch(.fix(let l)) = $0 { fixes.append(l) } }
+        let f = try #require(fixes.first)
+        #expect(fixes.count == 1 && f.mode == .threeD && f.quality == .gps)
+        #expect(close(f.latitudeDegrees, lat, 2e-7) && close(f.longitudeDegrees, lon, 2e-7))
+        #expect(close(f.horizontalAccuracyMeters, 2.8) && close(f.speedAccuracyMetersPerSecond, 0.35))
+        #expect(close(f.speedMetersPerSecond, 5, 0.02) && close(f.courseDegrees, atan2(4.0, 3.0) * 180 / .pi, 0.3))
+    }
+
     @Test func navRELPOSNEDEOEAndMonHW() {
         guard case .navRELPOSNED(let r)? = PyUBX2.decode("NAV-RELPOSNED") else { Issue.record("no NAV-RELPOSNED"); return }
         #expect(r.version == 1 && close(r.northMeters, 1.20) && close(r.eastMeters, -0.45))
