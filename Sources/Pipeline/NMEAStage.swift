@@ -106,7 +106,8 @@ public final class NMEAStage {
         let decodeSuperseded = settings.decodeSupersededFixes
         // Read once per chunk and after each UBX frame (not per sentence: each read of the stream's state is a
         // run-time exclusivity check).
-        var decodingFixFields = decodeSuperseded || !s.ubx.sawNavigationSolution
+        var ubxSolutionSeen = s.ubx.sawNavigationSolution
+        var decodingFixFields = decodeSuperseded || !ubxSolutionSeen
         s.framer.feed(bytes) { frame in
             switch frame {
             case .nmea(let framed):
@@ -124,8 +125,9 @@ public final class NMEAStage {
                 let receiveTime = completed == 0 && startedEarlier ? s.partialStartUTC : s.chunkUTC
                 s.lastMessageUTC = receiveTime
                 completed += 1
-                self.decode(f, receiveTime: receiveTime, s, out)
-                decodingFixFields = decodeSuperseded || !s.ubx.sawNavigationSolution
+                self.decode(f, receiveTime: receiveTime, firstSolutionPossible: !ubxSolutionSeen, s, out)
+                ubxSolutionSeen = s.ubx.sawNavigationSolution
+                decodingFixFields = decodeSuperseded || !ubxSolutionSeen
             case .rtcm3(let f):
                 completed += 1
                 out(.rtcm3(Array(f.bytes)))
@@ -137,12 +139,15 @@ public final class NMEAStage {
         return completed
     }
 
-    private func decode(_ f: UBXFrame, receiveTime: Timestamp?, _ s: Stream, _ out: (Output) -> Void) {
+    /// `firstSolutionPossible`: the source has sent no UBX navigation solution yet (the caller knows it without
+    /// reading the stream's state again: each read is a run-time exclusivity check).
+    private func decode(_ f: UBXFrame, receiveTime: Timestamp?, firstSolutionPossible: Bool, _ s: Stream,
+                        _ out: (Output) -> Void) {
         // The source's first UBX navigation solution supersedes its NMEA fixes from now on. An NMEA cycle in
         // progress with a position of another time was sent before it (a receiver switched to UBX, a log that
         // starts in NMEA: gpsd's ublox8-uniqid-monhw), so it is output now rather than dropped when its cycle
         // would have ended; one of the same time is that epoch's NMEA, superseded as usual.
-        if !s.ubx.sawNavigationSolution, let nmea = s.assembler.pendingPositionTimeOfDayNanos,
+        if firstSolutionPossible, let nmea = s.assembler.pendingPositionTimeOfDayNanos,
            let ubx = s.ubx.solutionTimeOfDayNanos(f) {
             let day: Int64 = 86_400_000_000_000
             let d = ((nmea - ubx) % day + day) % day
@@ -189,7 +194,8 @@ public final class NMEAStage {
                     if let parsed = s.parser.parse(framed) {
                         s.assembler.add(parsed, receiveTime: s.lastSentenceUTC) { self.handNMEA($0, s, out) }
                     }
-                case .ubx(let f): self.decode(f, receiveTime: s.lastMessageUTC, s, out)
+                case .ubx(let f):
+                    self.decode(f, receiveTime: s.lastMessageUTC, firstSolutionPossible: !s.ubx.sawNavigationSolution, s, out)
                 case .rtcm3(let f): out(.rtcm3(Array(f.bytes)))
                 }
             }

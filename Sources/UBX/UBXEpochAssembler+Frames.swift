@@ -43,6 +43,18 @@ extension UBXEpochAssembler {
             epoch.sat = m
             sawSky = true
             return .decoded
+        case (0x01, 0x01), (0x01, 0x13):
+            // NAV-POSECEF / NAV-HPPOSECEF (here rather than through `UBXDecoded`: its enum is copied whole).
+            guard let m = f.messageID == 0x01 ? NavPOSECEF(payload: p) : NavPOSECEF(highPrecisionPayload: p) else {
+                return .malformed
+            }
+            beginNavigation(m.iTOWMilliseconds, emit)
+            epoch.posecef = m
+            sawNavigationSolution = true
+        case (0x01, 0x11):
+            guard let m = NavVELECEF(payload: p) else { return .malformed }
+            beginNavigation(m.iTOWMilliseconds, emit)
+            epoch.velecef = m
         case (0x01, 0x21):
             guard let m = NavTIMEUTC(payload: p) else { return .malformed }
             beginNavigation(m.iTOWMilliseconds, emit)

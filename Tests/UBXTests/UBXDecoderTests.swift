@@ -145,6 +145,21 @@ struct UBXDecoderPyUBX2Tests {
             assembler.add(m) { if case .epoch(.fix(let l)) = $0 { fixes.append(l) } }
         }
         assembler.finish { if case .epoch(.fix(let l)) = $0 { fixes.append(l) } }
+        // The same frames through the framed fast path (`add(frame:)`, as a live or replayed stream takes them).
+        var framed = UBXEpochAssembler()
+        var framedFixes: [Location] = []
+        for name in ["NAV-STATUS-10000", "NAV-POSECEF", "NAV-VELECEF"] {
+            let bytes = try #require(PyUBX2.frames[name])
+            let outcome = bytes.withUnsafeBufferPointer { b in
+                framed.add(frame: UBXFrame(classID: b[2], messageID: b[3],
+                                           payload: UnsafeBufferPointer(rebasing: b[6..<(b.count - 2)]), bytes: b)) {
+                    if case .epoch(.fix(let l)) = $0 { framedFixes.append(l) }
+                }
+            }
+            #expect(outcome == .decoded, "\(name)")
+        }
+        framed.finish { if case .epoch(.fix(let l)) = $0 { framedFixes.append(l) } }
+        #expect(framedFixes == fixes, "the framed path gives the same fix")
         let f = try #require(fixes.first)
         #expect(fixes.count == 1 && f.mode == .threeD && f.quality == .gps)
         #expect(close(f.latitudeDegrees, lat, 2e-7) && close(f.longitudeDegrees, lon, 2e-7))
