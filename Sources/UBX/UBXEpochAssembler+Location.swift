@@ -62,13 +62,9 @@ extension UBXEpochAssembler {
             } else if let p = e.posllh {
                 setPosition(&l, p.latitudeDegrees, p.longitudeDegrees, p.heightMeters, p.heightMSLMeters)
             } else if let s = e.sol {
-                let g = ECEF.geodetic(x: s.ecefXMeters, y: s.ecefYMeters, z: s.ecefZMeters)
-                l.latitudeDegrees = g.latitudeDegrees; l.longitudeDegrees = g.longitudeDegrees
-                l.altitudeEllipsoidMeters = g.heightMeters
+                setPosition(&l, ecefX: s.ecefXMeters, s.ecefYMeters, s.ecefZMeters)
             } else if let p = e.posecef, !p.invalidECEF {
-                let g = ECEF.geodetic(x: p.ecefXMeters, y: p.ecefYMeters, z: p.ecefZMeters)
-                l.latitudeDegrees = g.latitudeDegrees; l.longitudeDegrees = g.longitudeDegrees
-                l.altitudeEllipsoidMeters = g.heightMeters
+                setPosition(&l, ecefX: p.ecefXMeters, p.ecefYMeters, p.ecefZMeters)
             }
         }
 
@@ -106,12 +102,8 @@ extension UBXEpochAssembler {
             l.satellitesUsed = l.satellitesUsed ?? s.satellitesUsed
             l.pdop = l.pdop ?? s.pdop
             l.speedAccuracyMetersPerSecond = l.speedAccuracyMetersPerSecond ?? s.speedAccuracyMetersPerSecond
-            if l.speedMetersPerSecond == nil, let lat = l.latitudeDegrees, let lon = l.longitudeDegrees {
-                let v = ECEF.northEastDown(vx: s.ecefVelocityXMetersPerSecond, vy: s.ecefVelocityYMetersPerSecond,
-                                           vz: s.ecefVelocityZMetersPerSecond, latitudeDegrees: lat, longitudeDegrees: lon)
-                l.speedMetersPerSecond = (v.north * v.north + v.east * v.east).squareRoot()
-                l.courseDegrees = Angle.normalizedDegrees(atan2Degrees(v.east, v.north))
-            }
+            setSpeedAndCourse(&l, ecefVX: s.ecefVelocityXMetersPerSecond, s.ecefVelocityYMetersPerSecond,
+                              s.ecefVelocityZMetersPerSecond)
         }
         if let p = e.posecef, !p.invalidECEF {
             // A 3-D accuracy, as NAV-SOL's pAcc (gpsd reports it as its ECEF pAcc).
@@ -119,12 +111,8 @@ extension UBXEpochAssembler {
         }
         if let v = e.velecef {
             l.speedAccuracyMetersPerSecond = l.speedAccuracyMetersPerSecond ?? v.speedAccuracyMetersPerSecond
-            if l.speedMetersPerSecond == nil, let lat = l.latitudeDegrees, let lon = l.longitudeDegrees {
-                let n = ECEF.northEastDown(vx: v.ecefVelocityXMetersPerSecond, vy: v.ecefVelocityYMetersPerSecond,
-                                           vz: v.ecefVelocityZMetersPerSecond, latitudeDegrees: lat, longitudeDegrees: lon)
-                l.speedMetersPerSecond = (n.north * n.north + n.east * n.east).squareRoot()
-                l.courseDegrees = Angle.normalizedDegrees(atan2Degrees(n.east, n.north))
-            }
+            setSpeedAndCourse(&l, ecefVX: v.ecefVelocityXMetersPerSecond, v.ecefVelocityYMetersPerSecond,
+                              v.ecefVelocityZMetersPerSecond)
         }
         if let g = e.timegps { l.timeAccuracySeconds = l.timeAccuracySeconds ?? g.timeAccuracySeconds }
         if let u = e.timeutc { l.timeAccuracySeconds = l.timeAccuracySeconds ?? u.timeAccuracySeconds }
@@ -140,6 +128,20 @@ extension UBXEpochAssembler {
         // hAcc/vAcc/sAcc/headAcc are the receiver's own estimates (gpsd reports them as they are).
         l.accuracyFromReceiver = l.horizontalAccuracyMeters != nil
         return l
+    }
+
+    private func setPosition(_ l: inout Location, ecefX x: Double, _ y: Double, _ z: Double) {
+        let g = ECEF.geodetic(x: x, y: y, z: z)
+        l.latitudeDegrees = g.latitudeDegrees; l.longitudeDegrees = g.longitudeDegrees
+        l.altitudeEllipsoidMeters = g.heightMeters
+    }
+
+    /// Speed and course from an ECEF velocity, when no message gave them and the fix has a position to rotate at.
+    private func setSpeedAndCourse(_ l: inout Location, ecefVX vx: Double, _ vy: Double, _ vz: Double) {
+        guard l.speedMetersPerSecond == nil, let lat = l.latitudeDegrees, let lon = l.longitudeDegrees else { return }
+        let v = ECEF.northEastDown(vx: vx, vy: vy, vz: vz, latitudeDegrees: lat, longitudeDegrees: lon)
+        l.speedMetersPerSecond = (v.north * v.north + v.east * v.east).squareRoot()
+        l.courseDegrees = Angle.normalizedDegrees(atan2Degrees(v.east, v.north))
     }
 
     private func setPosition(_ l: inout Location, _ lat: Double, _ lon: Double, _ height: Double, _ msl: Double) {

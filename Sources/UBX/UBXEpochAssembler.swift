@@ -131,36 +131,26 @@ public struct UBXEpochAssembler: Sendable {
     /// `sawNavigationSolution`), its UTC time of day in nanoseconds: NAV-PVT's and HNR-PVT's own UTC fields when
     /// validTime, else iTOW minus the leap seconds (the receiver's, else the current 18). Nil for any other frame.
     public func solutionTimeOfDayNanos(_ f: UBXFrame) -> Int64? {
-        let p = f.payload
+        let p = LittleEndian(f.payload)
+        let iTOWOffset: Int
         switch (f.classID, f.messageID) {
         case (0x01, 0x07), (0x28, 0x00):
+            // Hour, minute, second at 8–10, validTime in 11; nano at 16 (NAV-PVT) or 12 (HNR-PVT).
             guard p.count >= 20 else { return nil }
-            if p[11] & 0x02 != 0, p[8] < 24, p[9] < 60, p[10] <= 60 {
-                let nanoOffset = f.classID == 0x01 ? 16 : 12
-                var nano: Int32 = 0
-                for k in 0..<4 { nano |= Int32(p[nanoOffset + k]) << (8 * k) }
-                let seconds = Int64(p[8]) * 3600 + Int64(p[9]) * 60 + Int64(p[10])
-                return seconds * 1_000_000_000 + Int64(nano)
+            let h = p.u1(8), m = p.u1(9), sec = p.u1(10)
+            if p.u1(11) & 0x02 != 0, h < 24, m < 60, sec <= 60 {
+                let nano = p.i4(f.classID == 0x01 ? 16 : 12)
+                return (Int64(h) * 3600 + Int64(m) * 60 + Int64(sec)) * 1_000_000_000 + Int64(nano)
             }
-        case (0x01, 0x06), (0x01, 0x02), (0x01, 0x01):
-            guard p.count >= 4 else { return nil }
-        case (0x01, 0x14), (0x01, 0x13):
-            // iTOW follows version and reserved bytes.
-            guard p.count >= 8 else { return nil }
-            var iTOW: Int64 = 0
-            for k in 0..<4 { iTOW |= Int64(p[4 + k]) << (8 * k) }
-            return Self.utcTimeOfDayNanos(iTOW: iTOW, leapSeconds: leapSeconds ?? 18)
-        default:
-            return nil
+            iTOWOffset = 0
+        case (0x01, 0x06), (0x01, 0x02), (0x01, 0x01): iTOWOffset = 0
+        case (0x01, 0x14), (0x01, 0x13): iTOWOffset = 4   // after the version and reserved bytes
+        default: return nil
         }
-        var iTOW: Int64 = 0
-        for k in 0..<4 { iTOW |= Int64(p[k]) << (8 * k) }
-        return Self.utcTimeOfDayNanos(iTOW: iTOW, leapSeconds: leapSeconds ?? 18)
-    }
-
-    static func utcTimeOfDayNanos(iTOW: Int64, leapSeconds: Int) -> Int64 {
+        guard p.count >= iTOWOffset + 4 else { return nil }
         let day: Int64 = 86_400_000
-        return ((iTOW - Int64(leapSeconds) * 1000) % day + day) % day * 1_000_000
+        let ms = (Int64(p.u4(iTOWOffset)) - Int64(leapSeconds ?? 18) * 1000) % day
+        return (ms + day) % day * 1_000_000
     }
 
     /// A navigation message of epoch `t`: the epoch in progress ends when `t` differs; one is begun if none is.
