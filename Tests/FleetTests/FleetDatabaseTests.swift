@@ -83,10 +83,10 @@ struct FleetDatabaseTests {
             guard f.count == 4, let lat = Double(f[2]), let lon = Double(f[3]) else { continue }
             stored[f[0], default: []].append(Fix(time: f[1], lat: lat, lon: lon))
         }
-        #expect(rows.count == total)
+        #expect(rows.count == total, "fleet: \(MQTTTest.read(fleetErr))")
         for b in boards {
             let mine = published[b] ?? [], theirs = stored[b] ?? []
-            #expect(mine.count == theirs.count, "\(b)")
+            #expect(mine.count == theirs.count, "\(b): \(MQTTTest.read(dir.path("\(b).err")))")
             #expect(zip(mine, theirs).allSatisfy { $0.time == $1.time && abs($0.lat - $1.lat) < 1e-9 && abs($0.lon - $1.lon) < 1e-9 }, "\(b): rows differ from the published fixes")
         }
         // Last known position per device.
@@ -114,8 +114,8 @@ struct FleetDatabaseTests {
         usleep(1_500_000)
         fleet.signal(SIGTERM)
         #expect(fleet.wait(timeout: 10) == 143)
-        #expect(try pg.query("SELECT count(*) FROM positions WHERE device LIKE 'board-%'") == ["\(total)"])
         let summary = MQTTTest.read(fleetErr)
+        #expect(try pg.query("SELECT count(*) FROM positions WHERE device LIKE 'board-%'") == ["\(total)"], "\(summary)")
         let duplicates = summary.split(separator: "\n").last.flatMap { Self.number(String($0), "duplicates") } ?? -1
         #expect(duplicates >= Double(published["board-0"]?.count ?? 0), "\(summary)")
         let fleetStdout = MQTTTest.lines(MQTTTest.read(fleetOut), class: "region")
