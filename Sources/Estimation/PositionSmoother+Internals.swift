@@ -85,6 +85,7 @@ extension PositionSmoother {
     /// The correlated error decays towards zero with its time constant.
     mutating func propagate(dt: Double, at t: Timestamp) {
         guard dt > 0 else { return }
+        velocityErrorCovariance = nil   // until the next velocity update: the filter's own from here
         let s = settings
         var u: (Double, Double, Double, Double)? = nil
         var qd = s.accelerationNoiseDensity
@@ -214,6 +215,39 @@ extension PositionSmoother {
         let z = (sp * a.0, sp * a.1), r = (ree, ren, ren, rnn)
         let inn = kf.innovation(z, a: (2, 3), b: (-1, -1), r: r)
         if inn.nis <= s.velocityGateChiSquare {
+            if dopplerCount >= 30, dopplerNoiseRobust.isFinite {
+                // What the speed and course accuracies report: the velocity's error after this update as it is, not
+                // as the filter assumes. The filter's gain K = P (P + R)⁻¹ (its assumed noise R) is kept; the error is
+                // (I − K) αP (I − K)ᵀ + K Rₜ Kᵀ with the receiver's learned velocity noise Rₜ, and αP the prior's
+                // real error: α (≤ 1) is the velocity innovations' power beyond Rₜ against the prior variance the
+                // filter assumed (its acceleration noise is a bound for manoeuvres, not the vehicle's usual motion).
+                let pm = (kf[2, 2] + kf[3, 3]) / 2
+                if pm > 0 {
+                    let ratio = Swift.max(0, (inn.y.0 * inn.y.0 + inn.y.1 * inn.y.1) / 2 - dopplerNoiseRobust) / pm
+                    velocityPriorCount += 1
+                    let w = Swift.max(s.adaptiveWeight, 1 / Double(velocityPriorCount))
+                    velocityPriorScale += w * (Swift.min(ratio, 4 * s.velocityGateChiSquare) - velocityPriorScale)
+                }
+                let scale = Swift.min(1, velocityPriorScale)
+                let p00 = kf[2, 2] * scale, p01 = kf[2, 3] * scale, p11 = kf[3, 3] * scale
+                let f00 = kf[2, 2], f01 = kf[2, 3], f11 = kf[3, 3]
+                let s00 = f00 + ree, s01 = f01 + ren, s11 = f11 + rnn
+                let det = s00 * s11 - s01 * s01
+                if det > 0 {
+                    let i00 = s11 / det, i01 = -s01 / det, i11 = s00 / det
+                    let k00 = f00 * i00 + f01 * i01, k01 = f00 * i01 + f01 * i11
+                    let k10 = f01 * i00 + f11 * i01, k11 = f01 * i01 + f11 * i11
+                    let a00 = 1 - k00, a01 = -k01, a10 = -k10, a11 = 1 - k11
+                    // A P Aᵀ
+                    let t00 = a00 * p00 + a01 * p01, t01 = a00 * p01 + a01 * p11
+                    let t10 = a10 * p00 + a11 * p01, t11 = a10 * p01 + a11 * p11
+                    let rt = dopplerNoiseRobust
+                    let e00 = t00 * a00 + t01 * a01 + rt * (k00 * k00 + k01 * k01)
+                    let e01 = t00 * a10 + t01 * a11 + rt * (k00 * k10 + k01 * k11)
+                    let e11 = t10 * a10 + t11 * a11 + rt * (k10 * k10 + k11 * k11)
+                    velocityErrorCovariance = (e00, e01, e11)
+                }
+            }
             kf.update(z, a: (2, 3), b: (-1, -1), r: r)
         }
         if inn.nis.isFinite {
@@ -239,6 +273,14 @@ extension PositionSmoother {
                 dopplerCount += 1
                 let w = Swift.max(settings.adaptiveWeight, 1 / Double(dopplerCount))
                 dopplerNoise = dopplerNoise.isNaN ? p : dopplerNoise + w * (p - dopplerNoise)
+                // The median of p (a running estimate: up or down by a fixed ratio per sample) over its median for
+                // white noise (p is σ² χ²₂/2, whose median is ln 2 ≈ 0.693 σ²). Unlike the mean square, one manoeuvre
+                // does not carry it; like S(1 s) for positions it still holds the typical change over 1 s, so it is an
+                // upper bound on the velocity's noise.
+                // Steps of 1/n at first (so the start is forgotten), then 5 %.
+                let step = exp(Swift.max(0.05, 1 / Double(dopplerCount)))
+                if dopplerMedian.isNaN { dopplerMedian = Swift.max(p, 1e-8) } else { dopplerMedian *= p > dopplerMedian ? step : 1 / step }
+                dopplerNoiseRobust = dopplerMedian / 0.693
             }
             lastDoppler = (vv.east, vv.north, t)
         } else {
@@ -355,13 +397,19 @@ extension PositionSmoother {
             let pv = (kf[2, 2] + kf[3, 3]) / 2
             if dopplerCount >= 10, pv * vInflate > dopplerNoise, pv > 0 { vInflate = dopplerNoise / pv }
             out.speedAccuracyMetersPerSecond = (pv * vInflate).squareRoot()
+            // Right after a velocity update with a learned noise: its error covariance along the track.
+            if let c = velocityErrorCovariance, sp > 0 {
+                let ue = ve / sp, un = vn / sp
+                out.speedAccuracyMetersPerSecond = Swift.max(0, ue * ue * c.0 + 2 * ue * un * c.1 + un * un * c.2).squareRoot()
+            }
             if sp >= settings.minimumSpeedForCourseMetersPerSecond {
                 out.courseDegrees = Angle.normalizedDegrees(atan2(ve, vn) * 180 / .pi)
                 // The velocity's uncertainty across the track, as an angle (same σ convention as the speed's).
                 let ue = vn / sp, un = -ve / sp
-                // Course error comes mostly from the filter's own lag in turns, not the receiver's velocity noise: only
-                // inflated when the velocity innovations are larger than predicted.
-                let across = (ue * ue * kf[2, 2] + 2 * ue * un * kf[2, 3] + un * un * kf[3, 3]) * Swift.max(1, velocityConsistency)
+                // Before the velocity noise is learned: the filter's own, inflated (only) when the velocity innovations
+                // are larger than predicted.
+                var across = (ue * ue * kf[2, 2] + 2 * ue * un * kf[2, 3] + un * un * kf[3, 3]) * Swift.max(1, velocityConsistency)
+                if let c = velocityErrorCovariance { across = ue * ue * c.0 + 2 * ue * un * c.1 + un * un * c.2 }
                 out.courseAccuracyDegrees = min(180, atan2(Swift.max(0, across).squareRoot(), sp) * 180 / .pi)
             } else if fix.courseDegrees == nil {
                 out.courseDegrees = nil

@@ -130,6 +130,17 @@ public struct PositionSmoother: Sendable {
     public internal(set) var dopplerNoise = Double.nan
     var lastDoppler: (east: Double, north: Double, t: Timestamp)?
     var dopplerCount = 0
+    /// The receiver's per-axis velocity noise, m²/s²: from the median of its 1 s velocity increments (a manoeuvre
+    /// does not carry it as it carries the mean square `dopplerNoise`); an upper bound, like S(1 s) for positions.
+    public internal(set) var dopplerNoiseRobust = Double.nan
+    var dopplerMedian = Double.nan
+    /// The velocity prior's real error against the filter's assumed one (the velocity innovations' power beyond
+    /// `dopplerNoiseRobust`, over the prior variance; a running mean).
+    public internal(set) var velocityPriorScale = 1.0
+    var velocityPriorCount = 0
+    /// The velocity's error covariance (ee, en, nn) after the last velocity update, with the learned velocity noise in
+    /// place of the filter's assumed one (the filter's gain kept): what its speed and course accuracies report.
+    var velocityErrorCovariance: (Double, Double, Double)?
     var positionInnovations = 0
     var velocityInnovations = 0
     var stopSum: (east: Double, north: Double) = (0, 0)

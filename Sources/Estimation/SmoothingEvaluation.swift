@@ -97,7 +97,8 @@ public enum SmoothingEvaluation {
             errors.append(e)
             if let h = f.horizontalAccuracyMeters { withAccuracy += 1; if e <= h { within += 1 } }
             if let ts = tr.speedMetersPerSecond, let sp = f.speedMetersPerSecond, let a = f.speedAccuracyMetersPerSecond {
-                speedCount += 1; if abs(sp - ts) <= a { speedWithin += 1 }
+                // Where the truth moves (≥ 2 m/s, as for the course): a held stop's zero speed is within any radius.
+                if ts >= 2 { speedCount += 1; if abs(sp - ts) <= a { speedWithin += 1 } }
             }
             if let ts = tr.speedMetersPerSecond, ts >= 2, let tc = tr.courseDegrees, let c = f.courseDegrees,
                let a = f.courseAccuracyDegrees {

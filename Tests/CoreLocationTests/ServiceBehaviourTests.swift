@@ -32,7 +32,15 @@ import Testing
             let deadline = Date().addingTimeInterval(20)
             while !FileManager.default.fileExists(atPath: socket), Date() < deadline { usleep(20_000) }
         }
-        func stop() { if process.isRunning { process.terminate() }; process.waitUntilExit() }
+        /// SIGTERM, then SIGKILL after 5 s: a child of the test runner may inherit a blocked SIGTERM, and a replay
+        /// still waiting for its client would then never end.
+        func stop() {
+            if process.isRunning { process.terminate() }
+            let deadline = Date().addingTimeInterval(5)
+            while process.isRunning, Date() < deadline { usleep(20_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
     }
 
     final class Recorder: NSObject, CLLocationManagerDelegate {
@@ -137,10 +145,17 @@ import Testing
         let places = [ReplayEnvironment.start, ReplayEnvironment.stop, ReplayEnvironment.elsewhere].map {
             ($0.name, CLLocationCoordinate2D(latitude: $0.latitude, longitude: $0.longitude), $0.radius)
         }
+        // At most 90 s (the drive takes 6 s at 50×): a missed event fails the test instead of waiting for ever.
         let log = try await LocationServiceSource.$override.withValue(.service(path: service.socket)) {
-            try await watchWithMonitor(places) { $0.contains("exit stop") }
+            try await withThrowingTaskGroup(of: [String]?.self) { group in
+                group.addTask { try await watchWithMonitor(places) { $0.contains("exit stop") } }
+                group.addTask { try await Task.sleep(nanoseconds: 90_000_000_000); return nil }
+                let first = try await group.next() ?? nil
+                group.cancelAll()
+                return first
+            }
         }
-        #expect(log == ["enter start", "exit start", "enter stop", "exit stop"])
+        #expect(log == ["enter start", "exit start", "enter stop", "exit stop"], "\(log.map { "\($0)" } ?? "timed out after 90 s")")
     }
 
     /// Visits over the service: an arrival at the drive's 60 s stop, then the same visit with its departure.

@@ -92,6 +92,29 @@ struct GoldenTruthTests {
         }
     }
 
+    /// Speed and course accuracies are 68 % bounds too, where the truth moves (≥ 2 m/s; a held stop's zero speed is
+    /// within any radius): against the simulator's own speed and course.
+    @Test func speedAndCourseAccuraciesAreHonest() throws {
+        let fixes = try Self.golden().filter { $0["class"] as? String == "fix" }
+        var speed = (within: 0, count: 0), course = (within: 0, count: 0)
+        for f in fixes {
+            guard let timeText = f["time"] as? String, let t = Timestamp.parseISO8601(timeText),
+                  let truth = Self.truth.at(t), truth.speedMetersPerSecond >= 2 else { continue }
+            if let sp = f["speedMetersPerSecond"] as? Double, let a = f["speedAccuracyMetersPerSecond"] as? Double {
+                speed.count += 1; if abs(sp - truth.speedMetersPerSecond) <= a { speed.within += 1 }
+            }
+            if let c = f["courseDegrees"] as? Double, let a = f["courseAccuracyDegrees"] as? Double {
+                let d = abs((c - truth.courseDegrees + 540).truncatingRemainder(dividingBy: 360) - 180)
+                course.count += 1; if d <= a { course.within += 1 }
+            }
+        }
+        #expect(speed.count >= 200 && course.count >= 200)
+        let s = Double(speed.within) / Double(max(1, speed.count)), c = Double(course.within) / Double(max(1, course.count))
+        print("golden: speed within \(s) of \(speed.count), course within \(c) of \(course.count)")
+        #expect(s >= 0.6 && s <= 0.85, "speed: \(Int(s * 100)) % within its accuracy")
+        #expect(c >= 0.6 && c <= 0.85, "course: \(Int(c * 100)) % within its accuracy")
+    }
+
     struct HeadingRow { let seconds: Double; let trueHeading: Double; let accuracy: Double; let interference: String }
 
     static func headings(_ objects: [[String: Any]]? = nil) throws -> [HeadingRow] {
