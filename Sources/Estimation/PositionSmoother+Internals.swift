@@ -278,9 +278,8 @@ extension PositionSmoother {
                 // does not carry it; like S(1 s) for positions it still holds the typical change over 1 s, so it is an
                 // upper bound on the velocity's noise.
                 // Steps of 1/n at first (so the start is forgotten), then 5 %.
-                let step = exp(Swift.max(0.05, 1 / Double(dopplerCount)))
+                let step = dopplerCount >= 20 ? Self.medianStep : exp(1 / Double(dopplerCount))
                 if dopplerMedian.isNaN { dopplerMedian = Swift.max(p, 1e-8) } else { dopplerMedian *= p > dopplerMedian ? step : 1 / step }
-                dopplerNoiseRobust = dopplerMedian / 0.693
             }
             lastDoppler = (vv.east, vv.north, t)
         } else {

@@ -132,8 +132,11 @@ public struct PositionSmoother: Sendable {
     var dopplerCount = 0
     /// The receiver's per-axis velocity noise, m²/s²: from the median of its 1 s velocity increments (a manoeuvre
     /// does not carry it as it carries the mean square `dopplerNoise`); an upper bound, like S(1 s) for positions.
-    public internal(set) var dopplerNoiseRobust = Double.nan
+    public var dopplerNoiseRobust: Double { dopplerMedian / 0.693 }
+    /// The running median of the per-axis 1 s increment power (NaN before the first increment).
     var dopplerMedian = Double.nan
+    /// The running median's step once 1/n has fallen to 5 % (n ≥ 20): e^0.05.
+    static let medianStep = exp(0.05)
     /// The velocity prior's real error against the filter's assumed one (the velocity innovations' power beyond
     /// `dopplerNoiseRobust`, over the prior variance; a running mean).
     public internal(set) var velocityPriorScale = 1.0
