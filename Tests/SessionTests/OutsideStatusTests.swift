@@ -57,7 +57,6 @@ struct OutsideStatusTests {
     func anMQTTStatusDuringALiveRunIsRecordedAndReplayed() throws {
         let dir = try TemporaryDirectory()
         let broker = try MosquittoBroker(directory: dir)
-        try broker.start()
         defer { broker.stop() }
         let capture = dir.path("live.lcap")
 

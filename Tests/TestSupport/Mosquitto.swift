@@ -65,6 +65,9 @@ public final class MosquittoBroker: @unchecked Sendable {
     /// (Re)starts the broker on the same ports; returns once it accepts connections.
     public func start(timeout: Double = 5) throws {
         guard let exe = Self.executable else { throw NSError(domain: "mosquitto not installed", code: 1) }
+        // A running broker is stopped first: a second one cannot bind the port, yet the port answers (the first
+        // one), so the second would be taken for started and the first lost.
+        if process != nil { stop() }
         starts += 1
         let log = directory.path("mosquitto-\(port)-\(starts).log")
         let child = try SpawnedProcess(exe, ["-c", configPath], stdoutPath: log, stderrPath: log + ".err")
