@@ -79,12 +79,16 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelWritabilityChanged()
     }
 
-    /// Sends `buffer` now, or queues it (dropping the oldest queued item when full).
+    /// Whether a write waits for the hub's flush (see `Hub.broadcast`).
+    var awaitsFlush = false
+
+    /// Sends `buffer` at the hub's next flush, or queues it (dropping the oldest queued item when full).
     func offer(_ buffer: ByteBuffer) {
         guard let context else { return }
         if queue.isEmpty && context.channel.isWritable {
             sent += 1
-            context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+            context.write(wrapOutboundOut(buffer), promise: nil)
+            if !awaitsFlush { awaitsFlush = true; hub.needsFlush(self) }
             return
         }
         queue.append(buffer)
@@ -114,6 +118,12 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
             wrote = true
         }
         if wrote { context.flush() }
+    }
+
+    /// Sends what `offer` wrote (one system call for every event broadcast since the last flush).
+    func flush() {
+        awaitsFlush = false
+        context?.flush()
     }
 
     func close() { context?.close(promise: nil) }

@@ -73,6 +73,27 @@ final class Hub: @unchecked Sendable {
     var clientCount: Int { clients.count }
     var largestQueue: Int { clients.values.reduce(0) { max($0, $1.queued) } }
 
+    /// Clients written to since the last flush, and whether that flush is scheduled.
+    private var unflushed: [ClientHandler] = []
+    private var flushScheduled = false
+
+    func needsFlush(_ c: ClientHandler) {
+        unflushed.append(c)
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        // Runs after the tasks already on the loop: events published together (a cycle's SKY and TPV) reach each
+        // client in one write (a system call per client instead of per event; on loopback each one also runs the
+        // receiver's side). A lone event is flushed by the next task, at once.
+        loop.execute { self.flushAll() }
+    }
+
+    private func flushAll() {
+        flushScheduled = false
+        let pending = unflushed
+        unflushed.removeAll(keepingCapacity: true)
+        for c in pending { c.flush() }
+    }
+
     func broadcast(_ b: Broadcast) {
         if let json = b.json {
             if b.kind == .tpv { lastTPV = json } else if b.kind == .sky { lastSKY = json }
