@@ -79,7 +79,7 @@ final class ClientHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelWritabilityChanged()
     }
 
-    /// Whether a write waits for the hub's flush (see `Hub.broadcast`).
+    /// Whether a write waits for the hub's flush (see `Hub.needsFlush`).
     var awaitsFlush = false
 
     /// Sends `buffer` at the hub's next flush, or queues it (dropping the oldest queued item when full).

@@ -75,6 +75,7 @@ final class Hub: @unchecked Sendable {
 
     /// Clients written to since the last flush, and whether that flush is scheduled.
     private var unflushed: [ClientHandler] = []
+    private var flushing: [ClientHandler] = []
     private var flushScheduled = false
 
     func needsFlush(_ c: ClientHandler) {
@@ -89,9 +90,10 @@ final class Hub: @unchecked Sendable {
 
     private func flushAll() {
         flushScheduled = false
-        let pending = unflushed
-        unflushed.removeAll(keepingCapacity: true)
-        for c in pending { c.flush() }
+        // Two arrays swapped, so neither is copied or reallocated per burst.
+        swap(&unflushed, &flushing)
+        for c in flushing { c.flush() }
+        flushing.removeAll(keepingCapacity: true)
     }
 
     func broadcast(_ b: Broadcast) {
