@@ -1,7 +1,7 @@
 // Raw-vs-smoothed horizontal error on ../shared/data/gnss (GSDC 2021 Pixel 4 and u-blox F9K vs NovAtel SPAN).
 // Usage: SmoothingEval [shared-data-dir]   (default ../shared/data from the current directory)
 // BREAKDOWN=1: per real drive, errors by the truth's speed and held/free, along/across track, S(1 s) over time;
-// PREC=1: three decimals.
+// PREC=1: three decimals; COURSEDEBUG=<drive name>: that drive's course error against its claim by the truth's speed.
 import Capture
 import Events
 import Foundation
@@ -208,5 +208,38 @@ func breakdown(_ raw: [Location], _ truth: [Location]) {
         let (a, b) = cls[k]!
         let sa = a.sorted(), sb = b.sorted()
         print("   \(k): n \(a.count) mean \(f(a.reduce(0, +) / Double(a.count)))→\(f(b.reduce(0, +) / Double(b.count))) p50 \(f(SmoothingEvaluation.percentile(sa, 0.5)))→\(f(SmoothingEvaluation.percentile(sb, 0.5))) p95 \(f(SmoothingEvaluation.percentile(sa, 0.95)))→\(f(SmoothingEvaluation.percentile(sb, 0.95)))")
+    }
+}
+
+/// COURSEDEBUG=name: a real drive's course error against its claimed accuracy by the truth's speed.
+if let name = ProcessInfo.processInfo.environment["COURSEDEBUG"], let c = cases.first(where: { $0.0 == name }) {
+    let raw = try fixes(root + "/" + c.1, uereMeters: c.3)
+    var truth = try truthFromGGA(root + "/" + c.2, date: raw.first!.time!.civilDate)
+    truth.sort { $0.time! < $1.time! }
+    var tb: [Int64: Int] = [:]
+    for (i, t) in truth.enumerated() { tb[(t.time!.nanosecondsSince1970 + 5_000_000) / 10_000_000] = i }
+    let sm = SmoothingEvaluation.smooth(raw)
+    var bands: [Int: [(Double, Double)]] = [:]
+    for s in sm {
+        guard let i = tb[(s.time!.nanosecondsSince1970 + 5_000_000) / 10_000_000], i > 0, i + 1 < truth.count,
+              let cd = s.courseDegrees, let a = s.courseAccuracyDegrees else { continue }
+        let p = truth[i - 1], q = truth[i + 1]
+        let dt = Double(q.time!.nanosecondsSince1970 - p.time!.nanosecondsSince1970) / 1e9
+        guard dt > 0, dt < 3 else { continue }
+        let lat0 = p.latitudeDegrees! * .pi / 180
+        let de = (q.longitudeDegrees! - p.longitudeDegrees!) * .pi / 180 * 6_371_000 * cos(lat0)
+        let dn = (q.latitudeDegrees! - p.latitudeDegrees!) * .pi / 180 * 6_371_000
+        let v = (de * de + dn * dn).squareRoot() / dt
+        guard v >= 2 else { continue }
+        let tc = atan2(de, dn) * 180 / .pi
+        let err = abs(Angle.normalizedDegrees(cd - tc + 180) - 180)
+        let band = v < 5 ? 0 : v < 10 ? 1 : v < 20 ? 2 : 3
+        bands[band, default: []].append((err, a))
+    }
+    for b in bands.keys.sorted() {
+        let x = bands[b]!
+        let e = x.map(\.0).sorted(), a = x.map(\.1).sorted()
+        let w = Double(x.filter { $0.0 <= $0.1 }.count) / Double(x.count)
+        print("band \(b): n \(x.count) err p50 \(f(e[e.count / 2])) p68 \(f(e[e.count * 68 / 100])) claim p50 \(f(a[a.count / 2])) within \(f(w))")
     }
 }
