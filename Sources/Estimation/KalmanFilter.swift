@@ -21,27 +21,23 @@ struct KalmanFilter: Sendable {
         x[0] += dt * x[2]; x[1] += dt * x[3]
         x[4] *= phi; x[5] *= phi
         if let u { x[0] += u.0; x[1] += u.1; x[2] += u.2; x[3] += u.3 }
-        // F P: rows 0,1 gain dt × rows 2,3; rows 4,5 scale by φ.
-        var fp = p
+        // F P Fᵀ in place (no copies of the 288-byte matrix): first the rows (0, 1 gain dt × rows 2, 3, which this
+        // pass does not change; 4, 5 scale by φ), then the columns likewise. Same arithmetic as with copies.
         for j in 0..<6 {
-            fp[0 * 6 + j] += dt * p[2 * 6 + j]
-            fp[1 * 6 + j] += dt * p[3 * 6 + j]
-            fp[4 * 6 + j] *= phi
-            fp[5 * 6 + j] *= phi
+            p[0 * 6 + j] += dt * p[2 * 6 + j]
+            p[1 * 6 + j] += dt * p[3 * 6 + j]
+            p[4 * 6 + j] *= phi
+            p[5 * 6 + j] *= phi
         }
-        // (F P) Fᵀ: columns likewise.
-        var np = fp
         for i in 0..<6 {
-            np[i * 6 + 0] += dt * fp[i * 6 + 2]
-            np[i * 6 + 1] += dt * fp[i * 6 + 3]
-            np[i * 6 + 4] *= phi
-            np[i * 6 + 5] *= phi
+            p[i * 6 + 0] += dt * p[i * 6 + 2]
+            p[i * 6 + 1] += dt * p[i * 6 + 3]
+            p[i * 6 + 4] *= phi
+            p[i * 6 + 5] *= phi
         }
-        for (a, v) in [(0, 2), (1, 3)] {
-            np[a * 6 + a] += qPos; np[a * 6 + v] += qPosVel; np[v * 6 + a] += qPosVel; np[v * 6 + v] += qVel
-        }
-        np[4 * 6 + 4] += qBias; np[5 * 6 + 5] += qBias
-        p = np
+        p[0 * 6 + 0] += qPos; p[0 * 6 + 2] += qPosVel; p[2 * 6 + 0] += qPosVel; p[2 * 6 + 2] += qVel
+        p[1 * 6 + 1] += qPos; p[1 * 6 + 3] += qPosVel; p[3 * 6 + 1] += qPosVel; p[3 * 6 + 3] += qVel
+        p[4 * 6 + 4] += qBias; p[5 * 6 + 5] += qBias
     }
 
     /// A 2-row measurement z = x[a0] + x[b0] (b0 < 0: absent), x[a1] + x[b1], with covariance r (2×2 row-major).
@@ -67,7 +63,8 @@ struct KalmanFilter: Sendable {
         return ((y0, y1), (s00, s01, s10, s11), nis)
     }
 
-    /// Applies the measurement of `innovation` (Joseph form, which stays symmetric positive semi-definite).
+    /// Applies the measurement of `innovation`: the Joseph form's covariance, computed expanded (symmetric by
+    /// construction; a variance that rounding would take below zero is set to zero).
     mutating func update(_ z: (Double, Double), a: (Int, Int), b: (Int, Int), r: (Double, Double, Double, Double)) {
         let (y, s, _) = innovation(z, a: a, b: b, r: r)
         let det = s.0 * s.3 - s.1 * s.2
@@ -86,29 +83,18 @@ struct KalmanFilter: Sendable {
             k1[i] = ph0[i] * i01 + ph1[i] * i11
         }
         for i in 0..<6 { x[i] += k0[i] * y.0 + k1[i] * y.1 }
-        // (I − K H)
-        var ikh = InlineArray<36, Double>(repeating: 0)
+        // The Joseph form (I − K H) P (I − K H)ᵀ + K R Kᵀ, expanded: P − K (P Hᵀ)ᵀ − (P Hᵀ) Kᵀ + K S Kᵀ (S = H P Hᵀ + R).
+        // The same matrix for any gain, symmetric by construction, in O(n²) from P Hᵀ and K instead of two 6×6
+        // products (half of a smoothed fix's time went there).
         for i in 0..<6 {
-            ikh[i * 6 + i] = 1
-            ikh[i * 6 + a.0] -= k0[i]
-            if b.0 >= 0 { ikh[i * 6 + b.0] -= k0[i] }
-            ikh[i * 6 + a.1] -= k1[i]
-            if b.1 >= 0 { ikh[i * 6 + b.1] -= k1[i] }
+            let ks0 = k0[i] * s.0 + k1[i] * s.2, ks1 = k0[i] * s.1 + k1[i] * s.3
+            for j in i..<6 {
+                let v = p[i * 6 + j] - k0[i] * ph0[j] - k1[i] * ph1[j] - ph0[i] * k0[j] - ph1[i] * k1[j]
+                    + ks0 * k0[j] + ks1 * k1[j]
+                p[i * 6 + j] = v
+                p[j * 6 + i] = v
+            }
+            if p[i * 6 + i] < 0 { p[i * 6 + i] = 0 }
         }
-        var t = InlineArray<36, Double>(repeating: 0)
-        for i in 0..<6 { for j in 0..<6 {
-            var acc = 0.0
-            for k in 0..<6 { acc += ikh[i * 6 + k] * p[k * 6 + j] }
-            t[i * 6 + j] = acc
-        } }
-        var np = InlineArray<36, Double>(repeating: 0)
-        for i in 0..<6 { for j in i..<6 {
-            var acc = 0.0
-            for k in 0..<6 { acc += t[i * 6 + k] * ikh[j * 6 + k] }
-            acc += k0[i] * (r.0 * k0[j] + r.1 * k1[j]) + k1[i] * (r.2 * k0[j] + r.3 * k1[j])
-            np[i * 6 + j] = acc
-            np[j * 6 + i] = acc
-        } }
-        p = np
     }
 }
