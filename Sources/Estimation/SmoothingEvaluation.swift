@@ -31,13 +31,10 @@ public enum SmoothingEvaluation {
         public var stoppedSeconds: Double
     }
 
-    /// Truth is stopped where it moves < `stopSpeed` m/s (from its own positions) for at least `minimumStopSeconds`.
-    public static func evaluate(raw: [Location], smoothed: [Location], truth: [Location],
-                                stopSpeed: Double = 0.2, minimumStopSeconds: Double = 10) -> Report {
-        var truthByTime: [Int64: Location] = [:]
-        // Truth stopped flags.
+    /// The truth sorted by time, with speed and course from its own positions where it gives none (central
+    /// differences over ≈ 1 s): what the speed and course shares are judged against.
+    public static func truthWithMotion(_ truth: [Location]) -> [Location] {
         var sortedTruth = truth.filter { $0.time != nil && $0.latitudeDegrees != nil }.sorted { $0.time! < $1.time! }
-        // Speed and course from the truth's positions where it gives none (central differences over ≈ 1 s).
         for i in sortedTruth.indices where sortedTruth[i].speedMetersPerSecond == nil {
             let t = sortedTruth[i].time!.secondsSince1970
             var a = i, b = i
@@ -50,6 +47,14 @@ public enum SmoothingEvaluation {
             sortedTruth[i].speedMetersPerSecond = (d.east * d.east + d.north * d.north).squareRoot() / dt
             sortedTruth[i].courseDegrees = Angle.normalizedDegrees(atan2(d.east, d.north) * 180 / .pi)
         }
+        return sortedTruth
+    }
+
+    /// Truth is stopped where it moves < `stopSpeed` m/s (from its own positions) for at least `minimumStopSeconds`.
+    public static func evaluate(raw: [Location], smoothed: [Location], truth: [Location],
+                                stopSpeed: Double = 0.2, minimumStopSeconds: Double = 10) -> Report {
+        var truthByTime: [Int64: Location] = [:]
+        let sortedTruth = truthWithMotion(truth)
         for t in sortedTruth { truthByTime[key(t.time!)] = t }
         var stoppedKeys = Set<Int64>()
         var runStart = 0

@@ -211,30 +211,19 @@ func breakdown(_ raw: [Location], _ truth: [Location]) {
     }
 }
 
-/// COURSEDEBUG=name: a real drive's course error against its claimed accuracy by the truth's speed.
+/// COURSEDEBUG=name: a real drive's course error against its claimed accuracy by the truth's speed (the truth's
+/// speed and course as the evaluation takes them).
 if let name = ProcessInfo.processInfo.environment["COURSEDEBUG"], let c = cases.first(where: { $0.0 == name }) {
     let raw = try fixes(root + "/" + c.1, uereMeters: c.3)
-    var truth = try truthFromGGA(root + "/" + c.2, date: raw.first!.time!.civilDate)
-    truth.sort { $0.time! < $1.time! }
-    var tb: [Int64: Int] = [:]
-    for (i, t) in truth.enumerated() { tb[(t.time!.nanosecondsSince1970 + 5_000_000) / 10_000_000] = i }
-    let sm = SmoothingEvaluation.smooth(raw)
+    let truth = SmoothingEvaluation.truthWithMotion(try truthFromGGA(root + "/" + c.2, date: raw.first!.time!.civilDate))
+    var tb: [Int64: Location] = [:]
+    for t in truth { tb[(t.time!.nanosecondsSince1970 + 5_000_000) / 10_000_000] = t }
     var bands: [Int: [(Double, Double)]] = [:]
-    for s in sm {
-        guard let i = tb[(s.time!.nanosecondsSince1970 + 5_000_000) / 10_000_000], i > 0, i + 1 < truth.count,
-              let cd = s.courseDegrees, let a = s.courseAccuracyDegrees else { continue }
-        let p = truth[i - 1], q = truth[i + 1]
-        let dt = Double(q.time!.nanosecondsSince1970 - p.time!.nanosecondsSince1970) / 1e9
-        guard dt > 0, dt < 3 else { continue }
-        let lat0 = p.latitudeDegrees! * .pi / 180
-        let de = (q.longitudeDegrees! - p.longitudeDegrees!) * .pi / 180 * 6_371_000 * cos(lat0)
-        let dn = (q.latitudeDegrees! - p.latitudeDegrees!) * .pi / 180 * 6_371_000
-        let v = (de * de + dn * dn).squareRoot() / dt
-        guard v >= 2 else { continue }
-        let tc = atan2(de, dn) * 180 / .pi
-        let err = abs(Angle.normalizedDegrees(cd - tc + 180) - 180)
+    for s in SmoothingEvaluation.smooth(raw) {
+        guard let tr = tb[(s.time!.nanosecondsSince1970 + 5_000_000) / 10_000_000], let v = tr.speedMetersPerSecond, v >= 2,
+              let tc = tr.courseDegrees, let cd = s.courseDegrees, let a = s.courseAccuracyDegrees else { continue }
         let band = v < 5 ? 0 : v < 10 ? 1 : v < 20 ? 2 : 3
-        bands[band, default: []].append((err, a))
+        bands[band, default: []].append((abs(Angle.normalizedDegrees(cd - tc + 180) - 180), a))
     }
     for b in bands.keys.sorted() {
         let x = bands[b]!
