@@ -167,32 +167,47 @@ struct CalibrationTests {
         let circle = Synthetic.horizontalCircle(count: 1000, earthNED: Vector3(x: 22.6, y: 5, z: 41.8),
                                                 hardIron: Self.hardIron, noise: 0.3, rng: &rng)
         let fitter = CalibrationFitter()
-        let clock = ContinuousClock()
+        /// This thread's CPU time, in ms: time the thread spends preempted by the other tests running beside it (they
+        /// share two cores here) is not counted, as wall-clock time would count it.
+        func threadCPUMilliseconds() -> Double {
+            var ts = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+            return Double(ts.tv_sec) * 1e3 + Double(ts.tv_nsec) / 1e6
+        }
+        func milliseconds(_ samples: [Vector3]) throws -> Double {
+            let start = threadCPUMilliseconds()
+            _ = try fitter.fit(samples)
+            return threadCPUMilliseconds() - start
+        }
         /// The fastest of `runs` fits, in ms: a pause of a loaded machine lengthens some runs, never the fastest.
         func bestMilliseconds(_ samples: [Vector3], runs: Int = 10) throws -> Double {
             var best = Double.infinity
-            for _ in 0..<runs {
-                let elapsed = try clock.measure { _ = try fitter.fit(samples) }
-                best = min(best, Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3)
-            }
+            for _ in 0..<runs { best = min(best, try milliseconds(samples)) }
             return best
         }
         var worst = 0.0
         for (name, samples) in [("ellipsoid", ellipsoid), ("ellipsoid, 5 % spikes", spiked), ("sphere (60° cap)", cap),
                                 ("circle", circle)] {
             let ms = try bestMilliseconds(samples)
-            print("calibration: 1,000-sample fit, \(name): \(ms) ms best of 10 (this build's optimisation level)")
+            print("calibration: 1,000-sample fit, \(name): \(ms) ms CPU, best of 10 (this build's optimisation level)")
             worst = max(worst, ms)
         }
         // Speed itself is measured by `make bench` (LodestarBench calibration, budget 5 ms in release), not here: a timed
         // test fails on a loaded machine. What this test bounds is how the work grows, which load does not change: the
         // fit is linear in the samples (a fixed number of passes, `Settings.robustIterations` at most), so 4,000 samples
         // take about 4 times as long as 1,000 (measured 4.3×); an accidentally quadratic step would take 16 times.
-        // Bound: 8×, twice the linear ratio.
+        // Bound: 8×, twice the linear ratio. The two sizes are timed alternately, in the thread's CPU time, so that both
+        // see the same machine: wall-clock best-of-10 taken one size after the other once measured 8.2× in CI, with the
+        // suite's other tests on both cores (a longer fit is more often stretched by cache and memory contention).
         let ellipsoid4000 = Synthetic.ellipsoid(count: 4000, field: Self.field, distortion: Self.distortion,
                                                 hardIron: Self.hardIron, noise: 0.3, rng: &rng)
-        let ratio = try bestMilliseconds(ellipsoid4000) / bestMilliseconds(ellipsoid)
-        print("calibration: 4,000 vs 1,000 samples: \(ratio)×; slowest 1,000-sample fit \(worst) ms")
+        var best1000 = Double.infinity, best4000 = Double.infinity
+        for _ in 0..<10 {
+            best1000 = min(best1000, try milliseconds(ellipsoid))
+            best4000 = min(best4000, try milliseconds(ellipsoid4000))
+        }
+        let ratio = best4000 / best1000
+        print("calibration: 4,000 vs 1,000 samples: \(ratio)× (\(best4000) / \(best1000) ms CPU); slowest 1,000-sample fit \(worst) ms")
         #expect(ratio <= 8, "a fit of 4,000 samples took \(ratio) times as long as one of 1,000")
         // And a runaway loop: the slowest set measured 48–129 ms (best of 10) in a debug build on a loaded 2-core machine;
         // bound 1 s, about 8 times that.
