@@ -45,6 +45,29 @@ public final class NMEALogReader: CaptureReader {
     public func next() throws(CaptureError) -> SensorEvent? {
         pending.removeAll(keepingCapacity: true)
         while true {
+            if position >= block.count, binarySeen, !inComment, !lineEvents, !atEOF {
+                // Binary from here on, and the last block used up: the next block is read straight into the event's
+                // array (no copy out of the source's block), its lines only counted.
+                let bytes = try source.readArray(capacity: Self.blockTarget)
+                block = UnsafeBufferPointer(start: nil, count: 0)
+                position = 0
+                guard let last = bytes.last else {
+                    atEOF = true
+                    endLine()
+                    break
+                }
+                let accepted = bytes.withUnsafeBufferPointer { countBinaryLines($0.baseAddress!, from: 0, to: $0.count) }
+                atLineStart = last == 0x0A
+                if accepted > 0 {
+                    statistics.recordsRead += accepted
+                    statistics.recordsAccepted += accepted
+                    sawData = true
+                }
+                if pending.isEmpty { return SensorEvent(payload: .nmea(bytes)) }
+                pending.append(contentsOf: bytes)
+                if pending.count >= Self.blockTarget { break }
+                continue
+            }
             if position >= block.count {
                 if atEOF { break }
                 block = try source.read()
@@ -62,15 +85,7 @@ public final class NMEALogReader: CaptureReader {
             if binarySeen && !inComment && !lineEvents && i < n {
                 // Binary from here on: no more comment lines, so the rest of the block is data, appended at once;
                 // its lines are only counted (a per-line append was a tenth of a UBX replay).
-                var j = i, accepted = 0
-                while j < n {
-                    guard let found = memchr(base + j, 0x0A, n - j) else { lineHasData = true; break }
-                    let end = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base + 1
-                    let length = end - j
-                    if lineHasData || Self.isData(base + j, length) { accepted += 1 }
-                    lineHasData = false
-                    j = end
-                }
+                let accepted = countBinaryLines(base, from: i, to: n)
                 pending.append(contentsOf: UnsafeBufferPointer(start: base + i, count: n - i))
                 atLineStart = base[n - 1] == 0x0A
                 if accepted > 0 {
@@ -110,6 +125,20 @@ public final class NMEALogReader: CaptureReader {
             if stopAfterLine || pending.count >= Self.blockTarget { break }
         }
         return pending.isEmpty ? nil : SensorEvent(payload: .nmea(pending))
+    }
+
+    /// The data lines among bytes `from..<to` at `base` that end in a line feed (the line in progress carried over in
+    /// `lineHasData`, as `endLine` counts it).
+    private func countBinaryLines(_ base: UnsafePointer<UInt8>, from: Int, to n: Int) -> Int {
+        var j = from, accepted = 0
+        while j < n {
+            guard let found = memchr(base + j, 0x0A, n - j) else { lineHasData = true; break }
+            let end = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base + 1
+            if lineHasData || Self.isData(base + j, end - j) { accepted += 1 }
+            lineHasData = false
+            j = end
+        }
+        return accepted
     }
 
     /// Whether a line's `n` bytes at `p` (its line feed included) hold data: more than a line ending.

@@ -62,6 +62,17 @@ public enum UBXDecoded: Sendable, Hashable {
         }
     }
 
+    /// Whether `decode` knows this class and id (its outcome is then `.decoded` or `.malformed`, else `.unknown`).
+    public static func decodes(classID: UInt8, messageID: UInt8) -> Bool {
+        switch (classID, messageID) {
+        case (0x01, 0x07), (0x01, 0x02), (0x01, 0x14), (0x01, 0x06), (0x01, 0x12), (0x01, 0x01), (0x01, 0x13),
+             (0x01, 0x11), (0x01, 0x04), (0x01, 0x03), (0x01, 0x20), (0x01, 0x21), (0x01, 0x3C), (0x01, 0x61),
+             (0x01, 0x35), (0x01, 0x30), (0x0A, 0x04), (0x0A, 0x09), (0x0A, 0x38), (0x0D, 0x01), (0x28, 0x00):
+            true
+        default: false
+        }
+    }
+
     public static func decode(_ frame: UBXFrame) -> Outcome {
         decode(classID: frame.classID, messageID: frame.messageID, payload: frame.payload)
     }

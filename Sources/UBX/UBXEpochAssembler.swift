@@ -87,7 +87,7 @@ public struct UBXEpochAssembler: Sendable {
         case .timTP:
             return
         case .navEOE(let t):
-            if epochOpen, epoch.iTOW == t { flush(emit) }
+            endOfEpoch(t, emit)
             return
         default: break
         }
@@ -95,10 +95,7 @@ public struct UBXEpochAssembler: Sendable {
         beginNavigation(t, emit)
         switch message {
         case .navPVT(let m): epoch.pvt = m; sawNavigationSolution = true
-        case .navSOL(let m):
-            epoch.sol = m
-            sawNavigationSolution = true
-            if m.weekValid { week = m.week }
+        case .navSOL(let m): setSolution(m)
         case .navPOSLLH(let m): epoch.posllh = m; sawNavigationSolution = true
         case .navHPPOSLLH(let m): epoch.hpposllh = m; sawNavigationSolution = true
         case .navVELNED(let m): epoch.velned = m
@@ -112,10 +109,7 @@ public struct UBXEpochAssembler: Sendable {
                 i.spoofing = .init(ublox: m.spoofingDetectionState)
                 setIntegrity(i, emit)
             }
-        case .navTIMEGPS(let m):
-            epoch.timegps = m
-            if m.leapSecondsValid { leapSeconds = m.leapSeconds }
-            if m.weekValid { week = m.week }
+        case .navTIMEGPS(let m): setTimeGPS(m)
         case .navTIMEUTC(let m): epoch.timeutc = m
         case .navRELPOSNED(let m): epoch.relposned = m
         case .navSAT(let m): epoch.sat = m; sawSky = true
@@ -161,6 +155,25 @@ public struct UBXEpochAssembler: Sendable {
             epochOpen = true
             epochReceiveTime = messageReceiveTime
         }
+    }
+
+    /// UBX-NAV-EOE: the epoch `t` is complete.
+    mutating func endOfEpoch(_ t: UInt32, _ emit: (Output) -> Void) {
+        if epochOpen, epoch.iTOW == t { flush(emit) }
+    }
+
+    /// NAV-SOL into the epoch begun; its week (when valid) carries over.
+    mutating func setSolution(_ m: NavSOL) {
+        epoch.sol = m
+        sawNavigationSolution = true
+        if m.weekValid { week = m.week }
+    }
+
+    /// NAV-TIMEGPS into the epoch begun; its leap seconds and week (when valid) carry over.
+    mutating func setTimeGPS(_ m: NavTIMEGPS) {
+        epoch.timegps = m
+        if m.leapSecondsValid { leapSeconds = m.leapSeconds }
+        if m.weekValid { week = m.week }
     }
 
     /// End of stream: the epoch in progress.

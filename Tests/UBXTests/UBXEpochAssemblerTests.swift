@@ -1,6 +1,8 @@
+import Foundation
 import LocationCore
 import NMEA
 import Testing
+import TestSupport
 @testable import UBX
 
 /// Little-endian payload writer for literal test messages.
@@ -106,5 +108,60 @@ func pvt(iTOW: Int, second: Int, carrier: Int = 0) -> UBXDecoded {
         #expect(close(h.longitudeDegrees, 170.500124833, 1e-12) && close(h.latitudeDegrees, -45.877591544, 1e-12))
         #expect(close(h.heightMeters, 100.1237, 1e-9) && close(h.heightMSLMeters, 90.4557, 1e-9))
         #expect(close(h.horizontalAccuracyMeters, 0.1415, 1e-12) && close(h.verticalAccuracyMeters, 0.2002, 1e-12))
+    }
+}
+
+/// The framed fast path (`add(frame:)`, which decodes the frequent messages straight into the epoch and rejects the
+/// messages it does not decode before `UBXDecoded.decode`) against the general one (`add(UBXDecoded.decode(frame))`).
+@Suite struct UBXFramedPathTests {
+    /// `UBXDecoded.decodes` is exactly the set `decode` knows: every class and id, with an empty payload (known
+    /// messages are then malformed or decoded, never unknown).
+    @Test func decodesListsExactlyWhatDecodeKnows() {
+        let empty = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+        var known = 0
+        for c in 0...255 {
+            for m in 0...255 {
+                let outcome = UBXDecoded.decode(classID: UInt8(c), messageID: UInt8(m), payload: empty)
+                let knows = UBXDecoded.decodes(classID: UInt8(c), messageID: UInt8(m))
+                #expect(knows == (outcome != .unknown), "class \(c) id \(m)")
+                if knows { known += 1 }
+            }
+        }
+        #expect(known == 21)
+    }
+
+    /// Every frame of gpsd's u-blox regression logs through both paths: the same outputs in the same order, the same
+    /// count of unknown and malformed messages.
+    @Test(.enabled(if: SharedData.available, Comment(rawValue: SharedData.skipMessage)))
+    func framedPathEqualsTheDecodedPathOnGpsdLogs() throws {
+        let logs = SharedData.files(in: "ubx-gpsd", suffix: ".log")
+        #expect(logs.count >= 10)
+        var frames = 0, unknown = 0, epochs = 0
+        for path in logs {
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+            var fast = UBXEpochAssembler(), general = UBXEpochAssembler()
+            var fastOut: [String] = [], generalOut: [String] = []
+            var fastCounts = [UBXEpochAssembler.FrameOutcome: Int](), generalCounts = fastCounts
+            MixedStreamFramer(options: .default).feed(bytes) { frame in
+                guard case .ubx(let f) = frame else { return }
+                frames += 1
+                fastCounts[fast.add(frame: f) { fastOut.append(String(reflecting: $0)) }, default: 0] += 1
+                switch UBXDecoded.decode(f) {
+                case .decoded(let m):
+                    general.add(m) { generalOut.append(String(reflecting: $0)) }
+                    generalCounts[.decoded, default: 0] += 1
+                case .unknown: generalCounts[.unknown, default: 0] += 1
+                case .malformed: generalCounts[.malformed, default: 0] += 1
+                }
+            }
+            fast.finish { fastOut.append(String(reflecting: $0)) }
+            general.finish { generalOut.append(String(reflecting: $0)) }
+            #expect(fastOut == generalOut, "\(path)")
+            #expect(fastCounts == generalCounts, "\(path)")
+            unknown += fastCounts[.unknown] ?? 0
+            epochs += fast.epochsEmitted
+        }
+        print("framed vs decoded path: \(logs.count) logs, \(frames) UBX frames (\(unknown) not decoded), \(epochs) fixes, identical")
+        #expect(unknown > 0 && epochs > 100)
     }
 }
