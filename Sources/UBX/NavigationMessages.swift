@@ -30,7 +30,8 @@ public struct NavPVT: Sendable, Hashable {
     public var headingOfMotionDegrees: Double
     public var speedAccuracyMetersPerSecond: Double
     public var headingAccuracyDegrees: Double
-    public var pdop: Double
+    /// Nil from NAV-PVAT, which has no DOP.
+    public var pdop: Double?
     /// flags3 invalidLlh: longitude, latitude and heights are not valid.
     public var invalidLLH: Bool
     /// Vehicle heading and magnetic declination (92-byte version only).
@@ -73,6 +74,50 @@ public struct NavPVT: Sendable, Hashable {
             headingOfVehicleDegrees = Double(p.i4(84)) * 1e-5
             magneticDeclinationDegrees = Double(p.i2(88)) * 1e-2
         }
+    }
+}
+
+extension NavPVT {
+    /// UBX-NAV-PVAT (0x01 0x17; ADR/HPS/LAP 9-series firmware, protocol 30+): NAV-PVT plus the vehicle's attitude,
+    /// version 0, 116 bytes, read into the NAV-PVT it extends (as gpsd's `ubx_msg_nav_pvat` reads it). It differs from
+    /// NAV-PVT in its layout and in three fields: no pDOP (nil); no accuracy of the heading of motion, so the vehicle
+    /// heading's (`accHeading`, 1e-2°) stands for it when `vehHeadingValid`, else 180°; and no `invalidLlh` flag.
+    public init?(attitudePayload payload: UnsafeBufferPointer<UInt8>) {
+        guard payload.count == 116 else { return nil }
+        let p = LittleEndian(payload)
+        guard p.u1(4) == 0 else { return nil }
+        iTOWMilliseconds = p.u4(0)
+        let valid = p.u1(5)
+        validDate = valid & 1 != 0; validTime = valid & 2 != 0; fullyResolved = valid & 4 != 0
+        year = Int(p.u2(6)); month = Int(p.u1(8)); day = Int(p.u1(9))
+        hour = Int(p.u1(10)); minute = Int(p.u1(11)); second = Int(p.u1(12))
+        timeAccuracySeconds = Double(p.u4(16)) * 1e-9
+        nanosecond = Int(p.i4(20))
+        fixType = UBXFixType(rawValue: p.u1(24))
+        let flags = p.u1(25)
+        gnssFixOK = flags & 1 != 0
+        differentialSolution = flags & 2 != 0
+        headVehicleValid = flags & 0x20 != 0   // vehHeadingValid
+        carrierSolution = Int(flags >> 6)
+        satellitesUsed = Int(p.u1(27))
+        longitudeDegrees = Double(p.i4(28)) * 1e-7
+        latitudeDegrees = Double(p.i4(32)) * 1e-7
+        heightMeters = Double(p.i4(36)) * 1e-3
+        heightMSLMeters = Double(p.i4(40)) * 1e-3
+        horizontalAccuracyMeters = Double(p.u4(44)) * 1e-3
+        verticalAccuracyMeters = Double(p.u4(48)) * 1e-3
+        velocityNorthMetersPerSecond = Double(p.i4(52)) * 1e-3
+        velocityEastMetersPerSecond = Double(p.i4(56)) * 1e-3
+        velocityDownMetersPerSecond = Double(p.i4(60)) * 1e-3
+        groundSpeedMetersPerSecond = Double(p.i4(64)) * 1e-3
+        speedAccuracyMetersPerSecond = Double(p.u4(68)) * 1e-3
+        headingOfMotionDegrees = Double(p.i4(84)) * 1e-5
+        let headingAccuracy = Double(p.u2(92)) * 1e-2
+        headingAccuracyDegrees = headVehicleValid && headingAccuracy > 0 ? headingAccuracy : 180
+        pdop = nil
+        invalidLLH = false
+        headingOfVehicleDegrees = headVehicleValid ? Double(p.i4(80)) * 1e-5 : nil
+        magneticDeclinationDegrees = valid & 8 != 0 ? Double(p.i2(94)) * 1e-2 : nil
     }
 }
 

@@ -14,8 +14,8 @@ extension UBXEpochAssembler {
         messageReceiveTime = receiveTime
         let p = f.payload
         switch (f.classID, f.messageID) {
-        case (0x01, 0x07):
-            guard let m = NavPVT(payload: p) else { return .malformed }
+        case (0x01, 0x07), (0x01, 0x17):
+            guard let m = f.messageID == 0x07 ? NavPVT(payload: p) : NavPVT(attitudePayload: p) else { return .malformed }
             beginNavigation(m.iTOWMilliseconds, emit)
             epoch.pvt = m
             sawNavigationSolution = true

@@ -47,7 +47,7 @@ public struct UBXEpochAssembler: Sendable {
     public private(set) var week: Int?
     public private(set) var integrity: ReceiverIntegrity?
     public private(set) var version: MonVER?
-    /// True once a navigation solution (NAV-PVT, NAV-SOL, NAV-POSLLH, NAV-HPPOSLLH, NAV-(HP)POSECEF, HNR-PVT) arrived.
+    /// True once a navigation solution (NAV-PVT, NAV-PVAT, NAV-SOL, NAV-POSLLH, NAV-HPPOSLLH, NAV-(HP)POSECEF, HNR-PVT) arrived.
     public internal(set) var sawNavigationSolution = false
     public internal(set) var sawSky = false
     public private(set) var epochsEmitted = 0
@@ -121,19 +121,22 @@ public struct UBXEpochAssembler: Sendable {
         // computed property here copied the whole epoch for every message.)
     }
 
-    /// For a navigation solution frame (NAV-PVT, NAV-SOL, NAV-POSLLH, NAV-HPPOSLLH, NAV-(HP)POSECEF, HNR-PVT: the frames that set
+    /// For a navigation solution frame (NAV-PVT, NAV-PVAT, NAV-SOL, NAV-POSLLH, NAV-HPPOSLLH, NAV-(HP)POSECEF, HNR-PVT: the frames that set
     /// `sawNavigationSolution`), its UTC time of day in nanoseconds: NAV-PVT's and HNR-PVT's own UTC fields when
     /// validTime, else iTOW minus the leap seconds (the receiver's, else the current 18). Nil for any other frame.
     public func solutionTimeOfDayNanos(_ f: UBXFrame) -> Int64? {
         let p = LittleEndian(f.payload)
         let iTOWOffset: Int
         switch (f.classID, f.messageID) {
-        case (0x01, 0x07), (0x28, 0x00):
-            // Hour, minute, second at 8–10, validTime in 11; nano at 16 (NAV-PVT) or 12 (HNR-PVT).
-            guard p.count >= 20 else { return nil }
-            let h = p.u1(8), m = p.u1(9), sec = p.u1(10)
-            if p.u1(11) & 0x02 != 0, h < 24, m < 60, sec <= 60 {
-                let nano = p.i4(f.classID == 0x01 ? 16 : 12)
+        case (0x01, 0x07), (0x28, 0x00), (0x01, 0x17):
+            // Hour, minute, second at 8–10, validTime in 11; nano at 16 (NAV-PVT) or 12 (HNR-PVT). NAV-PVAT: hour,
+            // minute, second at 10–12, validTime in 5, nano at 20.
+            let pvat = f.classID == 0x01 && f.messageID == 0x17
+            guard p.count >= (pvat ? 24 : 20) else { return nil }
+            let at = pvat ? 10 : 8
+            let h = p.u1(at), m = p.u1(at + 1), sec = p.u1(at + 2)
+            if p.u1(pvat ? 5 : 11) & 0x02 != 0, h < 24, m < 60, sec <= 60 {
+                let nano = p.i4(pvat ? 20 : f.classID == 0x01 ? 16 : 12)
                 return (Int64(h) * 3600 + Int64(m) * 60 + Int64(sec)) * 1_000_000_000 + Int64(nano)
             }
             iTOWOffset = 0

@@ -67,6 +67,44 @@ struct UBXDecoderPyUBX2Tests {
         #expect(close(m.headingAccuracyDegrees, 3.45678, 1.01e-5) && close(m.pdop, 1.23))
     }
 
+    /// NAV-PVAT (F9 ADR/HPS firmware) is read into the NAV-PVT it extends; an epoch of NAV-PVAT alone is a fix.
+    @Test func navPVAT() throws {
+        guard case .navPVT(let m)? = PyUBX2.decode("NAV-PVAT") else { Issue.record("no NAV-PVAT"); return }
+        #expect(m.iTOWMilliseconds == 234_567_000)
+        let fields: [Int] = [m.year, m.month, m.day, m.hour, m.minute, m.second]
+        #expect(fields == [2026, 4, 20, 13, 48, 55])
+        #expect(m.validDate && m.validTime && m.fullyResolved)
+        #expect(m.nanosecond == 85_767 && close(m.timeAccuracySeconds, 22e-9))
+        #expect(m.fixType == .gnssDeadReckoning && m.gnssFixOK && m.differentialSolution && m.carrierSolution == 1)
+        #expect(m.satellitesUsed == 32 && m.headVehicleValid && !m.invalidLLH && m.pdop == nil)
+        #expect(close(m.longitudeDegrees, -0.5732272, 1.01e-7) && close(m.latitudeDegrees, 51.2623256, 1.01e-7))
+        #expect(close(m.heightMeters, 82.729) && close(m.heightMSLMeters, 36.649))
+        #expect(close(m.horizontalAccuracyMeters, 0.803) && close(m.verticalAccuracyMeters, 0.651))
+        #expect(close(m.velocityNorthMetersPerSecond, -0.321) && close(m.velocityEastMetersPerSecond, 0.068))
+        #expect(close(m.velocityDownMetersPerSecond, -0.006) && close(m.groundSpeedMetersPerSecond, 0.328))
+        #expect(close(m.speedAccuracyMetersPerSecond, 0.158))
+        // The heading of motion, not the vehicle's; its accuracy is the vehicle heading's (NAV-PVAT has no other).
+        #expect(close(m.headingOfMotionDegrees, 168.81256, 1.01e-5) && close(m.headingOfVehicleDegrees, 168.82255, 1.01e-5))
+        #expect(close(m.headingAccuracyDegrees, 0.61, 1.01e-2) && close(m.magneticDeclinationDegrees, -1.25, 1.01e-2))
+
+        var assembler = UBXEpochAssembler()
+        var fixes: [Location] = []
+        let bytes = try #require(PyUBX2.frames["NAV-PVAT"])
+        let outcome = bytes.withUnsafeBufferPointer { b in
+            assembler.add(frame: UBXFrame(classID: b[2], messageID: b[3],
+                                          payload: UnsafeBufferPointer(rebasing: b[6..<(b.count - 2)]), bytes: b)) {
+                if case .epoch(.fix(let l)) = $0 { fixes.append(l) }
+            }
+        }
+        assembler.finish { if case .epoch(.fix(let l)) = $0 { fixes.append(l) } }
+        #expect(outcome == .decoded)
+        let f = try #require(fixes.first)
+        #expect(fixes.count == 1 && f.mode == .threeD && f.quality == .gnssDeadReckoning && f.pdop == nil)
+        #expect(f.time == Timestamp(year: 2026, month: 4, day: 20, hour: 13, minute: 48, second: 55))
+        #expect(close(f.latitudeDegrees, 51.2623256, 1.01e-7) && close(f.horizontalAccuracyMeters, 0.803))
+        #expect(close(f.speedMetersPerSecond, 0.328) && close(f.courseDegrees, 168.81256, 1.01e-5))
+    }
+
     @Test func navSAT() {
         guard case .navSAT(let m)? = PyUBX2.decode("NAV-SAT") else { Issue.record("no NAV-SAT"); return }
         #expect(m.satellites.count == 2)
