@@ -127,6 +127,29 @@ func fuzzUBX(_ data: UnsafeBufferPointer<UInt8>) {
     let whole = run(max(1, data.count))
     let odd = run(7)
     if whole.0 != odd.0 || whole.1 != odd.1 { fatalError("mixed framer: chunking changed the result") }
+    // The assembler's framed fast path (decoding the frequent messages straight into the epoch, rejecting the ones not
+    // decoded early) must give what the general path gives, output for output.
+    do {
+        var fast = UBXEpochAssembler(), general = UBXEpochAssembler()
+        var fastOut: [String] = [], generalOut: [String] = []
+        let framer = MixedStreamFramer(options: MixedStreamFramer.Options(maximumUBXPayloadLength: 2048))
+        let handle: (MixedStreamFramer.Frame) -> Void = { frame in
+            guard case .ubx(let f) = frame else { return }
+            let outcome = fast.add(frame: f) { fastOut.append(String(reflecting: $0)) }
+            let expected: UBXEpochAssembler.FrameOutcome
+            switch UBXDecoded.decode(f) {
+            case .decoded(let m): general.add(m) { generalOut.append(String(reflecting: $0)) }; expected = .decoded
+            case .unknown: expected = .unknown
+            case .malformed: expected = .malformed
+            }
+            if outcome != expected { fatalError("UBX assembler: the framed path said \(outcome), decode \(expected)") }
+        }
+        framer.feed(data, handle)
+        framer.finish(handle)
+        fast.finish { fastOut.append(String(reflecting: $0)) }
+        general.finish { generalOut.append(String(reflecting: $0)) }
+        if fastOut != generalOut { fatalError("UBX assembler: the framed path's outputs differ from the general path's") }
+    }
     var settings = Pipeline.Settings()
     settings.nmea.referenceDate = CivilDate(year: 2024, month: 6, day: 1)
     let p = Pipeline(settings: settings, encoder: makeEncoder(.json), sinks: [DiscardSink()])

@@ -313,6 +313,9 @@ public struct HnrPVT: Sendable, Hashable {
     public var horizontalAccuracyMeters: Double, verticalAccuracyMeters: Double
     public var speedAccuracyMetersPerSecond: Double
     public var headingAccuracyDegrees: Double
+    /// flags headVehValid (bit 4): the vehicle's heading `headingOfVehicleDegrees` (headVeh) is valid.
+    public var headVehicleValid: Bool
+    public var headingOfVehicleDegrees: Double
 
     public init?(payload: UnsafeBufferPointer<UInt8>) {
         guard payload.count == 72 else { return nil }
@@ -334,5 +337,7 @@ public struct HnrPVT: Sendable, Hashable {
         verticalAccuracyMeters = Double(p.u4(56)) * 1e-3
         speedAccuracyMetersPerSecond = Double(p.u4(60)) * 1e-3
         headingAccuracyDegrees = Double(p.u4(64)) * 1e-5
+        headVehicleValid = p.u1(17) & 0x10 != 0
+        headingOfVehicleDegrees = Double(p.i4(48)) * 1e-5
     }
 }

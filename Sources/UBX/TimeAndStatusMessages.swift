@@ -114,6 +114,27 @@ public struct NavRELPOSNED: Sendable, Hashable {
     }
 }
 
+/// UBX-NAV-ATT (0x01 0x05; modules in sensor fusion: ADR/UDR/HPS firmware): the vehicle's attitude, version 0,
+/// 32 bytes. Roll, pitch and heading in degrees (1e-5°) with their accuracies. The heading is the vehicle's, against
+/// true north.
+public struct NavATT: Sendable, Hashable {
+    public var iTOWMilliseconds: UInt32
+    public var rollDegrees: Double, pitchDegrees: Double, headingDegrees: Double
+    public var rollAccuracyDegrees: Double, pitchAccuracyDegrees: Double, headingAccuracyDegrees: Double
+
+    public init?(payload: UnsafeBufferPointer<UInt8>) {
+        let p = LittleEndian(payload)
+        guard payload.count == 32, p.u1(4) == 0 else { return nil }
+        iTOWMilliseconds = p.u4(0)
+        rollDegrees = Double(p.i4(8)) * 1e-5
+        pitchDegrees = Double(p.i4(12)) * 1e-5
+        headingDegrees = Double(p.i4(16)) * 1e-5
+        rollAccuracyDegrees = Double(p.u4(20)) * 1e-5
+        pitchAccuracyDegrees = Double(p.u4(24)) * 1e-5
+        headingAccuracyDegrees = Double(p.u4(28)) * 1e-5
+    }
+}
+
 /// UBX-TIM-TP (0x0D 0x01): the time of the next time pulse. 16 bytes.
 public struct TimTP: Sendable, Hashable {
     public var timeOfWeekMilliseconds: UInt32

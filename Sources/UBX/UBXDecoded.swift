@@ -13,6 +13,7 @@ public enum UBXDecoded: Sendable, Hashable {
     case navTIMEGPS(NavTIMEGPS)
     case navTIMEUTC(NavTIMEUTC)
     case navRELPOSNED(NavRELPOSNED)
+    case navATT(NavATT)
     /// UBX-NAV-EOE (0x01 0x61, F9+): end of the navigation epoch with this iTOW. 4 bytes.
     case navEOE(iTOWMilliseconds: UInt32)
     case navSAT(NavSAT)
@@ -49,6 +50,7 @@ public enum UBXDecoded: Sendable, Hashable {
         case (0x01, 0x20): return wrap(NavTIMEGPS(payload: p), UBXDecoded.navTIMEGPS)
         case (0x01, 0x21): return wrap(NavTIMEUTC(payload: p), UBXDecoded.navTIMEUTC)
         case (0x01, 0x3C): return wrap(NavRELPOSNED(payload: p), UBXDecoded.navRELPOSNED)
+        case (0x01, 0x05): return wrap(NavATT(payload: p), UBXDecoded.navATT)
         case (0x01, 0x61):
             guard p.count == 4 else { return .malformed }
             return .decoded(.navEOE(iTOWMilliseconds: LittleEndian(p).u4(0)))
@@ -67,7 +69,7 @@ public enum UBXDecoded: Sendable, Hashable {
     public static func decodes(classID: UInt8, messageID: UInt8) -> Bool {
         switch (classID, messageID) {
         case (0x01, 0x07), (0x01, 0x17), (0x01, 0x02), (0x01, 0x14), (0x01, 0x06), (0x01, 0x12), (0x01, 0x01),
-             (0x01, 0x13), (0x01, 0x11), (0x01, 0x04), (0x01, 0x03), (0x01, 0x20), (0x01, 0x21), (0x01, 0x3C), (0x01, 0x61),
+             (0x01, 0x13), (0x01, 0x11), (0x01, 0x05), (0x01, 0x04), (0x01, 0x03), (0x01, 0x20), (0x01, 0x21), (0x01, 0x3C), (0x01, 0x61),
              (0x01, 0x35), (0x01, 0x30), (0x0A, 0x04), (0x0A, 0x09), (0x0A, 0x38), (0x0D, 0x01), (0x28, 0x00):
             true
         default: false
@@ -93,6 +95,7 @@ public enum UBXDecoded: Sendable, Hashable {
         case .navTIMEGPS(let m): m.iTOWMilliseconds
         case .navTIMEUTC(let m): m.iTOWMilliseconds
         case .navRELPOSNED(let m): m.iTOWMilliseconds
+        case .navATT(let m): m.iTOWMilliseconds
         case .navEOE(let t): t
         case .navSAT(let m): m.iTOWMilliseconds
         case .navSVINFO(let m): m.iTOWMilliseconds

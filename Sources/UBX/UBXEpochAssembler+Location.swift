@@ -119,9 +119,24 @@ extension UBXEpochAssembler {
         if let d = e.dop {
             l.hdop = d.hdop; l.vdop = d.vdop; l.pdop = d.pdop
         }
+        // The receiver's own heading of the vehicle: a moving-base pair's (NAV-RELPOSNED), else a sensor-fusion
+        // module's (NAV-ATT, else HNR-PVT's, NAV-PVT's or NAV-PVAT's headVeh when headVehValid: ADR/UDR/HPS firmware, e.g. NEO-M8L,
+        // NEO-M8U, ZED-F9R), each with its accuracy. A plain GNSS module never sets headVehValid.
         if let r = e.relposned, r.headingValid, let h = r.headingDegrees {
             l.receiverHeadingDegrees = Angle.normalizedDegrees(h)
             if let a = r.headingAccuracyDegrees, a.isFinite, a > 0 { l.receiverHeadingAccuracyDegrees = a }
+        } else if let a = e.att, a.headingAccuracyDegrees > 0 {
+            l.receiverHeadingDegrees = Angle.normalizedDegrees(a.headingDegrees)
+            l.receiverHeadingAccuracyDegrees = a.headingAccuracyDegrees
+        } else if let h = e.hnr, h.headVehicleValid, h.headingAccuracyDegrees > 0, h.headingAccuracyDegrees < 180 {
+            l.receiverHeadingDegrees = Angle.normalizedDegrees(h.headingOfVehicleDegrees)
+            l.receiverHeadingAccuracyDegrees = h.headingAccuracyDegrees
+        } else if let p = e.pvt, p.headVehicleValid, let h = p.headingOfVehicleDegrees,
+                  p.headingAccuracyDegrees > 0, p.headingAccuracyDegrees < 180 {
+            // Only with an accuracy: headAcc covers the heading of motion and of the vehicle alike (tens of degrees
+            // at walking speed on a NEO-M8U); without one the estimator would take a dual-antenna receiver's σ.
+            l.receiverHeadingDegrees = Angle.normalizedDegrees(h)
+            l.receiverHeadingAccuracyDegrees = p.headingAccuracyDegrees
         }
         l.leapSeconds = leapSeconds
         l.integrity = integrity

@@ -29,6 +29,7 @@ public struct UBXEpochAssembler: Sendable {
         var timegps: NavTIMEGPS?
         var timeutc: NavTIMEUTC?
         var relposned: NavRELPOSNED?
+        var att: NavATT?
         var sat: NavSAT?
         var svinfo: NavSVINFO?
         var hnr: HnrPVT?
@@ -112,6 +113,7 @@ public struct UBXEpochAssembler: Sendable {
         case .navTIMEGPS(let m): setTimeGPS(m)
         case .navTIMEUTC(let m): epoch.timeutc = m
         case .navRELPOSNED(let m): epoch.relposned = m
+        case .navATT(let m): epoch.att = m
         case .navSAT(let m): epoch.sat = m; sawSky = true
         case .navSVINFO(let m): epoch.svinfo = m; sawSky = true
         case .hnrPVT(let m): epoch.hnr = m; sawNavigationSolution = true

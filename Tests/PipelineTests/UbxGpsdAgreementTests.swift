@@ -123,4 +123,20 @@ struct UbxGpsdAgreementTests {
         #expect(undocumented.isEmpty, "\(undocumented.count) undocumented differences")
         #expect(totalMatched + Self.documentedDifferences.count == totalGpsd)
     }
+
+    /// A NEO-M8U in sensor fusion (gpsd's ublox-neo-m8u-hnr.log: HNR-PVT at 10 Hz with headVehValid, headVeh equal to
+    /// headMot to 1e-5° in every message, as pyubx2 decodes them): every fix carries the receiver's vehicle heading and
+    /// its accuracy (headAcc, 33–34° at the log's walking pace), the heading the vehicle estimator takes as a true
+    /// heading. gpsd does not use headVeh; its TPVs are unchanged (`everyLogReplaysAndAgreesWithGpsd`).
+    @Test(.enabled(if: SharedData.available, Comment(rawValue: SharedData.skipMessage)))
+    func sensorFusionModuleGivesItsVehicleHeading() throws {
+        let fixes = try Self.replay(SharedData.path("ubx-gpsd/ublox-neo-m8u-hnr.log")).fixes
+        #expect(fixes.count == 12)
+        for f in fixes {
+            let h = try #require(f.receiverHeadingDegrees), c = try #require(f.courseDegrees)
+            #expect(abs(Angle.differenceDegrees(h, c)) < 0.001, "\(h) against \(c)")
+            let a = try #require(f.receiverHeadingAccuracyDegrees)
+            #expect(a > 30 && a < 40)
+        }
+    }
 }

@@ -105,6 +105,38 @@ struct UBXDecoderPyUBX2Tests {
         #expect(close(f.speedMetersPerSecond, 0.328) && close(f.courseDegrees, 168.81256, 1.01e-5))
     }
 
+    /// A sensor-fusion module's vehicle heading (NEO-M8L/M8U, ZED-F9R): NAV-ATT, HNR-PVT's and NAV-PVT's headVeh are
+    /// decoded, and become the fix's receiver heading (NAV-ATT first, then HNR-PVT, then NAV-PVT), each with its
+    /// accuracy; a two-antenna NAV-RELPOSNED heading comes before all three.
+    @Test func vehicleHeadingOfSensorFusionModules() throws {
+        guard case .navATT(let a)? = PyUBX2.decode("NAV-ATT") else { Issue.record("no NAV-ATT"); return }
+        #expect(a.iTOWMilliseconds == 300_000 && close(a.rollDegrees, -1.23456, 1.01e-5) && close(a.pitchDegrees, 2.5, 1.01e-5))
+        #expect(close(a.headingDegrees, 338.75, 1.01e-5) && close(a.headingAccuracyDegrees, 1.25, 1.01e-5))
+        #expect(close(a.rollAccuracyDegrees, 0.5, 1.01e-5) && close(a.pitchAccuracyDegrees, 0.6, 1.01e-5))
+        guard case .navPVT(let p)? = PyUBX2.decode("NAV-PVT-HEADVEH") else { Issue.record("no NAV-PVT"); return }
+        #expect(p.headVehicleValid && close(p.headingOfVehicleDegrees, 340.25, 1.01e-5) && close(p.headingAccuracyDegrees, 4.02842, 1.01e-5))
+        guard case .hnrPVT(let h)? = PyUBX2.decode("HNR-PVT") else { Issue.record("no HNR-PVT"); return }
+        #expect(h.headVehicleValid && close(h.headingOfVehicleDegrees, 251.75, 1.01e-5) && close(h.headingOfMotionDegrees, 251.537, 1.01e-5))
+
+        func heading(_ names: [String]) throws -> (Double?, Double?) {
+            var assembler = UBXEpochAssembler()
+            var fixes: [Location] = []
+            for name in names { assembler.add(try #require(PyUBX2.decode(name))) { if case .epoch(.fix(let l)) = $0 { fixes.append(l) } } }
+            assembler.finish { if case .epoch(.fix(let l)) = $0 { fixes.append(l) } }
+            let f = try #require(fixes.last)
+            return (f.receiverHeadingDegrees, f.receiverHeadingAccuracyDegrees)
+        }
+        let pvtOnly = try heading(["NAV-PVT-HEADVEH"])
+        #expect(close(pvtOnly.0, 340.25, 1.01e-5) && close(pvtOnly.1, 4.02842, 1.01e-5))
+        let withATT = try heading(["NAV-PVT-HEADVEH", "NAV-ATT"])
+        #expect(close(withATT.0, 338.75, 1.01e-5) && close(withATT.1, 1.25, 1.01e-5))
+        let hnr = try heading(["HNR-PVT"])
+        #expect(close(hnr.0, 251.75, 1.01e-5) && close(hnr.1, 4.849, 1.01e-5))
+        // A plain module's NAV-PVT (headVehValid clear): no receiver heading, though headVeh is in the message.
+        let plain = try heading(["NAV-PVT"])
+        #expect(plain.0 == nil && plain.1 == nil)
+    }
+
     @Test func navSAT() {
         guard case .navSAT(let m)? = PyUBX2.decode("NAV-SAT") else { Issue.record("no NAV-SAT"); return }
         #expect(m.satellites.count == 2)

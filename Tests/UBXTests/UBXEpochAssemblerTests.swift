@@ -127,7 +127,7 @@ func pvt(iTOW: Int, second: Int, carrier: Int = 0) -> UBXDecoded {
                 if knows { known += 1 }
             }
         }
-        #expect(known == 22)
+        #expect(known == 23)
     }
 
     /// Every frame of gpsd's u-blox regression logs through both paths: the same outputs in the same order, the same
