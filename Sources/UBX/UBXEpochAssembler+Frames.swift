@@ -8,8 +8,9 @@ extension UBXEpochAssembler {
 
     /// Decodes one frame straight into the epoch in progress: the frequent navigation messages are decoded into the
     /// epoch's storage without passing through `UBXDecoded` (a large value copied at every step: 20 % of a UBX
-    /// replay in `memmove`, and still 5 % for NAV-SOL, NAV-TIMEGPS, NAV-EOE and the messages not decoded); everything else goes through `UBXDecoded` and `add(_:_:)`. Same results as
-    /// `add(UBXDecoded.decode(frame))`.
+    /// replay in `memmove`, and still 5 % for NAV-SOL, NAV-TIMEGPS, NAV-EOE and the messages not decoded); messages
+    /// not decoded are rejected by class and id; everything else goes through `UBXDecoded` and `add(_:_:)`. Same
+    /// results as `add(UBXDecoded.decode(frame))` (UBXFramedPathTests, and the `ubx` fuzz harness).
     public mutating func add(frame f: UBXFrame, receiveTime: Timestamp? = nil, _ emit: (Output) -> Void) -> FrameOutcome {
         messageReceiveTime = receiveTime
         let p = f.payload

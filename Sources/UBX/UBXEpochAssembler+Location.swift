@@ -120,8 +120,8 @@ extension UBXEpochAssembler {
             l.hdop = d.hdop; l.vdop = d.vdop; l.pdop = d.pdop
         }
         // The receiver's own heading of the vehicle: a moving-base pair's (NAV-RELPOSNED), else a sensor-fusion
-        // module's (NAV-ATT, else HNR-PVT's, NAV-PVT's or NAV-PVAT's headVeh when headVehValid: ADR/UDR/HPS firmware, e.g. NEO-M8L,
-        // NEO-M8U, ZED-F9R), each with its accuracy. A plain GNSS module never sets headVehValid.
+        // module's (NAV-ATT, else HNR-PVT's, NAV-PVT's or NAV-PVAT's headVeh when headVehValid: ADR/UDR/HPS firmware,
+        // e.g. NEO-M8L, NEO-M8U, ZED-F9R), each with its accuracy. A plain GNSS module never sets headVehValid.
         if let r = e.relposned, r.headingValid, let h = r.headingDegrees {
             l.receiverHeadingDegrees = Angle.normalizedDegrees(h)
             if let a = r.headingAccuracyDegrees, a.isFinite, a > 0 { l.receiverHeadingAccuracyDegrees = a }

@@ -48,7 +48,8 @@ public struct UBXEpochAssembler: Sendable {
     public private(set) var week: Int?
     public private(set) var integrity: ReceiverIntegrity?
     public private(set) var version: MonVER?
-    /// True once a navigation solution (NAV-PVT, NAV-PVAT, NAV-SOL, NAV-POSLLH, NAV-HPPOSLLH, NAV-(HP)POSECEF, HNR-PVT) arrived.
+    /// True once a navigation solution (NAV-PVT, NAV-PVAT, NAV-SOL, NAV-POSLLH, NAV-HPPOSLLH, NAV-(HP)POSECEF,
+    /// HNR-PVT) arrived.
     public internal(set) var sawNavigationSolution = false
     public internal(set) var sawSky = false
     public private(set) var epochsEmitted = 0
@@ -123,9 +124,10 @@ public struct UBXEpochAssembler: Sendable {
         // computed property here copied the whole epoch for every message.)
     }
 
-    /// For a navigation solution frame (NAV-PVT, NAV-PVAT, NAV-SOL, NAV-POSLLH, NAV-HPPOSLLH, NAV-(HP)POSECEF, HNR-PVT: the frames that set
-    /// `sawNavigationSolution`), its UTC time of day in nanoseconds: NAV-PVT's and HNR-PVT's own UTC fields when
-    /// validTime, else iTOW minus the leap seconds (the receiver's, else the current 18). Nil for any other frame.
+    /// For a navigation solution frame (NAV-PVT, NAV-PVAT, NAV-SOL, NAV-POSLLH, NAV-HPPOSLLH, NAV-(HP)POSECEF,
+    /// HNR-PVT: the frames that set `sawNavigationSolution`), its UTC time of day in nanoseconds: NAV-PVT's,
+    /// NAV-PVAT's and HNR-PVT's own UTC fields when validTime, else iTOW minus the leap seconds (the receiver's, else
+    /// the current 18). Nil for any other frame.
     public func solutionTimeOfDayNanos(_ f: UBXFrame) -> Int64? {
         let p = LittleEndian(f.payload)
         let iTOWOffset: Int
