@@ -157,6 +157,7 @@ public final class NMEAStage {
         case .decoded: break
         case .unknown: s.framer.countUnknownMessage()
         case .malformed: s.framer.countMalformedMessage()
+        case .poll: s.framer.countPollRequest()
         }
     }
 

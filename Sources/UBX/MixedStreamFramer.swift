@@ -65,6 +65,7 @@ public final class MixedStreamFramer {
     /// Counters the decoders add (unknown and malformed messages).
     public func countUnknownMessage() { statistics.unknownMessages += 1 }
     public func countMalformedMessage() { statistics.malformedMessages += 1 }
+    public func countPollRequest() { statistics.pollRequests += 1 }
 
     public func feed(_ bytes: [UInt8], _ handler: (Frame) -> Void) {
         bytes.withUnsafeBufferPointer { feed($0, handler) }

@@ -16,6 +16,9 @@ public struct MixedStreamStatistics: Sendable, Hashable {
     public var unknownMessages = 0
     /// Known messages with a payload length the interface description does not allow (counted, skipped).
     public var malformedMessages = 0
+    /// Frames with an empty payload: a host's poll or command, recorded in the log beside the receiver's output (as
+    /// u-center logs do), not the receiver's own output (counted, skipped).
+    public var pollRequests = 0
 
     public init() {}
 
@@ -41,6 +44,7 @@ public struct MixedStreamStatistics: Sendable, Hashable {
         r.truncatedFrames += b.truncatedFrames
         r.unknownMessages += b.unknownMessages
         r.malformedMessages += b.malformedMessages
+        r.pollRequests += b.pollRequests
         return r
     }
 
@@ -57,6 +61,7 @@ public struct MixedStreamStatistics: Sendable, Hashable {
         if truncatedFrames > 0 { parts.append("truncated \(truncatedFrames)") }
         parts.append("unknown \(unknownMessages)")
         parts.append("malformed \(malformedMessages)")
+        if pollRequests > 0 { parts.append("polls \(pollRequests)") }
         return parts.joined(separator: ", ")
     }
 }

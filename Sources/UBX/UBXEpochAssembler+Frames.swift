@@ -4,6 +4,8 @@ extension UBXEpochAssembler {
     /// What `add(frame:)` made of a frame.
     public enum FrameOutcome: Sendable, Hashable {
         case decoded, unknown, malformed
+        /// An empty payload: a host's poll or command recorded in the log (u-center logs carry them), not output.
+        case poll
     }
 
     /// Decodes one frame straight into the epoch in progress: the frequent navigation messages are decoded into the
@@ -14,6 +16,7 @@ extension UBXEpochAssembler {
     public mutating func add(frame f: UBXFrame, receiveTime: Timestamp? = nil, _ emit: (Output) -> Void) -> FrameOutcome {
         messageReceiveTime = receiveTime
         let p = f.payload
+        if p.isEmpty { return .poll }
         switch (f.classID, f.messageID) {
         case (0x01, 0x07), (0x01, 0x17):
             guard let m = f.messageID == 0x07 ? NavPVT(payload: p) : NavPVT(attitudePayload: p) else { return .malformed }

@@ -146,6 +146,7 @@ func pvt(iTOW: Int, second: Int, carrier: Int = 0) -> UBXDecoded {
                 guard case .ubx(let f) = frame else { return }
                 frames += 1
                 fastCounts[fast.add(frame: f) { fastOut.append(String(reflecting: $0)) }, default: 0] += 1
+                if f.payload.isEmpty { generalCounts[.poll, default: 0] += 1; return }
                 switch UBXDecoded.decode(f) {
                 case .decoded(let m):
                     general.add(m) { generalOut.append(String(reflecting: $0)) }
@@ -163,5 +164,37 @@ func pvt(iTOW: Int, second: Int, carrier: Int = 0) -> UBXDecoded {
         }
         print("framed vs decoded path: \(logs.count) logs, \(frames) UBX frames (\(unknown) not decoded), \(epochs) fixes, identical")
         #expect(unknown > 0 && epochs > 100)
+    }
+}
+
+/// A host's polls recorded in a log (u-center records what it sends): an empty frame is counted as a poll, not as a
+/// malformed or unknown message, and the receiver's answer is decoded as usual.
+@Suite struct UBXPollTests {
+    static func frame(_ c: UInt8, _ m: UInt8, _ payload: [UInt8]) -> [UInt8] {
+        var b: [UInt8] = [0xB5, 0x62, c, m, UInt8(payload.count & 0xFF), UInt8(payload.count >> 8)] + payload
+        var a: UInt8 = 0, k: UInt8 = 0
+        for x in b[2...] { a = a &+ x; k = k &+ a }
+        b += [a, k]
+        return b
+    }
+
+    @Test func emptyFramesAreCountedAsPolls() {
+        // MON-VER poll, then the answer (software, hardware, one extension); a CFG-PRT poll (a message not decoded).
+        var answer = Array("ROM CORE 3.01 (107888)".utf8) + Array(repeating: 0, count: 8)
+        answer += Array("00080000".utf8) + [0, 0]
+        answer += Array("PROTVER=18.00".utf8) + Array(repeating: 0, count: 17)
+        let bytes = Self.frame(0x0A, 0x04, []) + Self.frame(0x0A, 0x04, answer) + Self.frame(0x06, 0x00, [])
+        var assembler = UBXEpochAssembler()
+        var outcomes: [UBXEpochAssembler.FrameOutcome] = []
+        var versions: [MonVER] = []
+        MixedStreamFramer(options: .default).feed(bytes) { frame in
+            guard case .ubx(let f) = frame else { return }
+            outcomes.append(assembler.add(frame: f) { if case .version(let v) = $0 { versions.append(v) } })
+        }
+        #expect(outcomes == [.poll, .decoded, .poll])
+        #expect(versions.first?.softwareVersion == "ROM CORE 3.01 (107888)" && versions.first?.generation == 8)
+        var stats = MixedStreamStatistics()
+        stats.pollRequests = 2
+        #expect(stats.summary.hasSuffix("malformed 0, polls 2"))
     }
 }
