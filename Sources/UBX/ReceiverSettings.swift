@@ -64,8 +64,8 @@ public struct ReceiverSettings: Sendable, Hashable {
     /// generation-9 CFG-MSGOUT keys for UART1 and USB.
     public enum OutputMessage: String, Sendable, Hashable, CaseIterable {
         case navPVT = "nav-pvt", navEOE = "nav-eoe", navSAT = "nav-sat", navDOP = "nav-dop", navSTATUS = "nav-status",
-             navHPPOSLLH = "nav-hpposllh", navRELPOSNED = "nav-relposned", monHW = "mon-hw", monRF = "mon-rf",
-             gga, rmc, gsa, gsv, vtg, gll, zda, gst
+             navHPPOSLLH = "nav-hpposllh", navRELPOSNED = "nav-relposned", navATT = "nav-att", navPVAT = "nav-pvat",
+             monHW = "mon-hw", monRF = "mon-rf", gga, rmc, gsa, gsv, vtg, gll, zda, gst
 
         public var classAndID: (UInt8, UInt8) {
             switch self {
@@ -76,6 +76,8 @@ public struct ReceiverSettings: Sendable, Hashable {
             case .navSTATUS: (0x01, 0x03)
             case .navHPPOSLLH: (0x01, 0x14)
             case .navRELPOSNED: (0x01, 0x3C)
+            case .navATT: (0x01, 0x05)
+            case .navPVAT: (0x01, 0x17)
             case .monHW: (0x0A, 0x09)
             case .monRF: (0x0A, 0x38)
             case .gga: (0xF0, 0x00)
@@ -99,6 +101,8 @@ public struct ReceiverSettings: Sendable, Hashable {
             case .navSTATUS: 0x2091_001B
             case .navHPPOSLLH: 0x2091_0034
             case .navRELPOSNED: 0x2091_008E
+            case .navATT: 0x2091_0020
+            case .navPVAT: 0x2091_062B
             case .monHW: 0x2091_01B5
             case .monRF: 0x2091_035A
             case .gga: 0x2091_00BB

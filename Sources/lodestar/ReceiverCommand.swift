@@ -219,7 +219,7 @@ struct ReceiverOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Dynamic platform model: portable, stationary, pedestrian, automotive, sea, airborne1g, airborne2g, airborne4g, wrist, bike, mower, escooter.", valueName: "model"))
     var dynamicModel: String?
 
-    @Option(name: .long, help: ArgumentHelp("Message output rates per epoch, NAME[=RATE] (0 off): nav-pvt, nav-eoe, nav-sat, nav-dop, nav-status, nav-hpposllh, nav-relposned, mon-hw, mon-rf, gga, rmc, gsa, gsv, vtg, gll, zda, gst.", valueName: "list"))
+    @Option(name: .long, help: ArgumentHelp("Message output rates per epoch, NAME[=RATE] (0 off): nav-pvt, nav-eoe, nav-sat, nav-dop, nav-status, nav-hpposllh, nav-relposned, nav-att, nav-pvat, mon-hw, mon-rf, gga, rmc, gsa, gsv, vtg, gll, zda, gst.", valueName: "list"))
     var messages: String?
 
     func settings() throws -> ReceiverSettings {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import UBX
 
@@ -40,5 +41,43 @@ struct UBXConfigurationPlanTests {
     @Test(arguments: ["", "x", "0", "-1", "nan", "inf", "41"])
     func badRatesAreRefused(text: String) {
         #expect(throws: ReceiverSettingsError.self) { try ReceiverSettings.parseRate(text) }
+    }
+}
+
+/// Every message `--messages` can switch: its CFG-MSGOUT keys for UART1 and USB (the USB key taken as UART1's + 2)
+/// against pyubx2's configuration database, an independent transcription of u-blox's interface description.
+@Suite(.enabled(if: PyUBX2.available, Comment(rawValue: PyUBX2.skipMessage)))
+struct ReceiverMessageKeyTests {
+    @Test func outputMessageKeysMatchPyubx2() throws {
+        let names = ReceiverSettings.OutputMessage.allCases.map { m -> String in
+            let (c, _) = m.classAndID
+            let base = m.rawValue.uppercased().replacingOccurrences(of: "-", with: "_")
+            return c == 0xF0 ? "NMEA_ID_" + base : "UBX_" + base
+        }
+        let script = """
+        from pyubx2.ubxtypes_configdb import UBX_CONFIG_DATABASE as db
+        import sys
+        for n in sys.argv[1:]:
+            print(n, db["CFG_MSGOUT_" + n + "_UART1"][0], db["CFG_MSGOUT_" + n + "_USB"][0])
+        """
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: PyUBX2.python)
+        p.arguments = ["-c", script] + names
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        try p.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        var keys: [String: (UInt32, UInt32)] = [:]
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            let f = line.split(separator: " ")
+            if f.count == 3, let a = UInt32(f[1]), let b = UInt32(f[2]) { keys[String(f[0])] = (a, b) }
+        }
+        #expect(keys.count == names.count)
+        for (m, name) in zip(ReceiverSettings.OutputMessage.allCases, names) {
+            let k = try #require(keys[name], "\(name) not in pyubx2's database")
+            #expect(m.uart1Key == k.0 && m.uart1Key + 2 == k.1, "\(name): \(m.uart1Key) vs pyubx2 \(k.0)/\(k.1)")
+        }
     }
 }
