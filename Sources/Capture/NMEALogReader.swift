@@ -51,18 +51,12 @@ public final class NMEALogReader: CaptureReader {
                 let bytes = try source.readArray(capacity: Self.blockTarget)
                 block = UnsafeBufferPointer(start: nil, count: 0)
                 position = 0
-                guard let last = bytes.last else {
+                guard !bytes.isEmpty else {
                     atEOF = true
                     endLine()
                     break
                 }
-                let accepted = bytes.withUnsafeBufferPointer { countBinaryLines($0.baseAddress!, from: 0, to: $0.count) }
-                atLineStart = last == 0x0A
-                if accepted > 0 {
-                    statistics.recordsRead += accepted
-                    statistics.recordsAccepted += accepted
-                    sawData = true
-                }
+                bytes.withUnsafeBufferPointer { recordBinaryLines($0.baseAddress!, from: 0, to: $0.count) }
                 if pending.isEmpty { return SensorEvent(payload: .nmea(bytes)) }
                 pending.append(contentsOf: bytes)
                 if pending.count >= Self.blockTarget { break }
@@ -85,14 +79,8 @@ public final class NMEALogReader: CaptureReader {
             if binarySeen && !inComment && !lineEvents && i < n {
                 // Binary from here on: no more comment lines, so the rest of the block is data, appended at once;
                 // its lines are only counted (a per-line append was a tenth of a UBX replay).
-                let accepted = countBinaryLines(base, from: i, to: n)
+                recordBinaryLines(base, from: i, to: n)
                 pending.append(contentsOf: UnsafeBufferPointer(start: base + i, count: n - i))
-                atLineStart = base[n - 1] == 0x0A
-                if accepted > 0 {
-                    statistics.recordsRead += accepted
-                    statistics.recordsAccepted += accepted
-                    sawData = true
-                }
                 position = n
                 if pending.count >= Self.blockTarget { break }
                 continue
@@ -127,9 +115,10 @@ public final class NMEALogReader: CaptureReader {
         return pending.isEmpty ? nil : SensorEvent(payload: .nmea(pending))
     }
 
-    /// The data lines among bytes `from..<to` at `base` that end in a line feed (the line in progress carried over in
-    /// `lineHasData`, as `endLine` counts it).
-    private func countBinaryLines(_ base: UnsafePointer<UInt8>, from: Int, to n: Int) -> Int {
+    /// Counts the data lines among bytes `from..<to` (≥ 1 byte) at `base` that end in a line feed as read and accepted
+    /// (the line in progress carried over in `lineHasData`, as `endLine` counts it), and notes whether the bytes end a
+    /// line.
+    private func recordBinaryLines(_ base: UnsafePointer<UInt8>, from: Int, to n: Int) {
         var j = from, accepted = 0
         while j < n {
             guard let found = memchr(base + j, 0x0A, n - j) else { lineHasData = true; break }
@@ -138,7 +127,12 @@ public final class NMEALogReader: CaptureReader {
             lineHasData = false
             j = end
         }
-        return accepted
+        atLineStart = base[n - 1] == 0x0A
+        if accepted > 0 {
+            statistics.recordsRead += accepted
+            statistics.recordsAccepted += accepted
+            sawData = true
+        }
     }
 
     /// Whether a line's `n` bytes at `p` (its line feed included) hold data: more than a line ending.
