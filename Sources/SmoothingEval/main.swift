@@ -89,7 +89,10 @@ for (name, rawPath, truthPath, uere) in cases {
 // Simulated receivers (Tests/TestSupport/SimulatedReceiver.swift): 30-minute stop-and-go drives, seeds 1…8, each
 // smoothed on its own, evaluated pooled.
 let simulatedSeeds = Int(ProcessInfo.processInfo.environment["SEEDS"] ?? "") ?? 8
-for receiver in SimulatedReceiver.catalogue {
+// RATE=5 (Hz): the same receivers at another fix rate (the catalogue is 1 Hz).
+let simulatedRate = Double(ProcessInfo.processInfo.environment["RATE"] ?? "") ?? 1
+for var receiver in SimulatedReceiver.catalogue {
+    receiver.rateHz = simulatedRate
     row("sim: \(receiver.name)", runs: (1...simulatedSeeds).map { receiver.run(seed: UInt64($0)) })
 }
 
@@ -230,5 +233,57 @@ if let name = ProcessInfo.processInfo.environment["COURSEDEBUG"], let c = cases.
         let e = x.map(\.0).sorted(), a = x.map(\.1).sorted()
         let w = Double(x.filter { $0.0 <= $0.1 }.count) / Double(x.count)
         print("band \(b): n \(x.count) err p50 \(f(e[e.count / 2])) p68 \(f(e[e.count * 68 / 100])) claim p50 \(f(a[a.count / 2])) within \(f(w))")
+    }
+}
+// SPLIT=k (RATE=…): catalogue receiver k, seed 1: the learned split every 600 s and the within-share while moving and
+// while stationary.
+if let k = ProcessInfo.processInfo.environment["SPLIT"].flatMap(Int.init) {
+    var rc = SimulatedReceiver.catalogue[k]
+    rc.rateHz = simulatedRate
+    let (raw, truth) = rc.run(seed: 1)
+    var tb: [Int64: Location] = [:]
+    for t in truth { tb[t.time!.nanosecondsSince1970 / 10_000_000] = t }
+    var sm = PositionSmoother(settings: .default)
+    var rows: [(stat: Bool, err: Double, acc: Double)] = []
+    for (i, r) in raw.enumerated() {
+        let s = sm.process(fix: r)
+        guard let tr = tb[s.time!.nanosecondsSince1970 / 10_000_000] else { continue }
+        let e = LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!, s.latitudeDegrees!, s.longitudeDegrees!)
+        rows.append((s.isStationary ?? false, e, s.horizontalAccuracyMeters!))
+        if i % Int(600 * simulatedRate) == 0 {
+            let claim = pow((r.horizontalAccuracyMeters ?? 0) / 1.5096, 2)
+            let est = sm.errorStructure.estimate(claim: claim)
+            print("[\(i)] claim \(f(claim)) plain \(f(sm.errorStructure.lags.white ?? .nan)) mp1 \(f(sm.errorStructure.movingPositionStructure(lag: 0) ?? .nan)) c \(f(sm.errorStructure.velocityTimeTag)) white \(f(est.white ?? .nan)) total \(f(est.total)) slow \(f(est.slow)) acc \(f(s.horizontalAccuracyMeters!)) err \(f(e)) stat \(s.isStationary ?? false)")
+        }
+    }
+    for st in [false, true] {
+        let sel = rows.filter { $0.stat == st }
+        let w = Double(sel.filter { $0.err <= $0.acc }.count) / Double(max(1, sel.count))
+        print("stationary \(st): n \(sel.count) within \(f(w)) p50 err \(f(SmoothingEvaluation.percentile(sel.map(\.err).sorted(), 0.5))) p50 acc \(f(SmoothingEvaluation.percentile(sel.map(\.acc).sorted(), 0.5)))")
+    }
+}
+// S1=1: the white 2 m receiver's S(1 s) from its true errors against the smoother's, and the fixes the gate rejected.
+if ProcessInfo.processInfo.environment["S1"] != nil {
+    for seed in 1...4 {
+        let (raw, truth) = SimulatedReceiver.catalogue[0].run(seed: UInt64(seed))
+        let fr = SimulatedReceiver.frame
+        var s = 0.0, n = 0.0, sStat = 0.0, nStat = 0.0
+        var last: (Double, Double)?
+        for (r, t) in zip(raw, truth) {
+            let a = fr.enu(latitudeDegrees: r.latitudeDegrees!, longitudeDegrees: r.longitudeDegrees!)
+            let b = fr.enu(latitudeDegrees: t.latitudeDegrees!, longitudeDegrees: t.longitudeDegrees!)
+            let e = (a.east - b.east, a.north - b.north)
+            if let l = last {
+                let v = ((e.0 - l.0) * (e.0 - l.0) + (e.1 - l.1) * (e.1 - l.1)) / 4
+                s += v; n += 1
+                if (t.speedMetersPerSecond ?? 1) == 0 { sStat += v; nStat += 1 }
+            }
+            last = e
+        }
+        var sm = PositionSmoother(settings: .default)
+        var rej = 0, stat = 0
+        for r in raw { _ = sm.process(fix: r); if sm.lastOutcome == .rejected || sm.lastOutcome == .reinitialised { rej += 1 }; if sm.lastOutcome == .held { stat += 1 } }
+        print("rejected \(rej) held \(stat) scale \(sm.adaptiveScale)")
+        print("seed \(seed): true S(1 s) \(f(s / n)) stationary \(f(sStat / nStat)) (n \(Int(nStat))); smoother's plain \(f(sm.errorStructure.lags.white ?? .nan)) stationary-lag-1 \(f(sm.errorStructure.structure(lag: 0) ?? .nan))")
     }
 }
