@@ -59,6 +59,7 @@ public struct ErrorStructure: Sendable {
                     lags.restVelocityCount += 1
                 }
             } else if let v = velocity, let lv = lastVelocity, dt <= 2.5 {
+                lags.stepSum += dt; lags.stepSquareSum += dt * dt
                 motion.east += (v.east + lv.east) / 2 * dt
                 motion.north += (v.north + lv.north) / 2 * dt
                 velocityChange.east += (v.east - lv.east) * dt
@@ -161,6 +162,15 @@ extension ErrorStructure {
         /// Σ per-axis square of the velocity the receiver reports while stationary (its Doppler noise at rest) and count.
         var restVelocitySum = 0.0
         var restVelocityCount = 0.0
+        /// Σ dt and Σ dt² of the moving steps whose velocities remove the motion.
+        var stepSum = 0.0
+        var stepSquareSum = 0.0
+
+        /// The fix interval the velocity noise is integrated over (s): Σ dt² / Σ dt of the moving steps, 1 before any.
+        /// Over a lag L in steps of h, white velocity noise adds σ²_v h (L + h·((½ − c)² + (½ + c)² − 1)) per axis to
+        /// the increment: at 5 Hz a fifth of what 1 Hz steps add. Taken as 1 s, it took off more than a 5 Hz RTK
+        /// receiver's whole 1 s structure (its white part came out as zero).
+        public var meanStep: Double { stepSum > 0 ? stepSquareSum / stepSum : 1 }
 
         /// Per-axis half mean-square increment at lag 2^k s, nil without samples.
         public func structure(lag k: Int) -> Double? { counts[k] > 0 ? sums[k] / counts[k] : nil }
@@ -177,7 +187,8 @@ extension ErrorStructure {
         /// The velocity's own noise in Σ b·b (σ²_v per axis and step, from the velocity at rest) is taken off, so its
         /// noise does not shrink the fit towards the middle (errors in the regressor).
         public var velocityTimeTag: Double {
-            let signal = movingDeltaSums[0] - movingCounts[0] * (restVelocityVariance ?? 0)
+            let h = meanStep
+            let signal = movingDeltaSums[0] - movingCounts[0] * (restVelocityVariance ?? 0) * h * h
             guard movingCounts[0] >= 10, signal > 0 else { return 0 }
             return Swift.min(0.5, Swift.max(-0.5, movingCross[0] / signal))
         }
@@ -188,8 +199,8 @@ extension ErrorStructure {
         public var restVelocityVariance: Double? { restVelocityCount >= 10 ? restVelocitySum / restVelocityCount : nil }
 
         /// The moving structure at lag 2^k s less what the velocity's white noise at rest adds by integration over the lag:
-        /// the motion over a step is (½ − c)·v_prev + (½ + c)·v, so L steps of white velocity noise σ²_v add
-        /// σ²_v (L − 1 + (½ − c)² + (½ + c)²) per axis to the increment, half of it to S. At rest the noise is its smallest
+        /// the motion over a step of h seconds is ((½ − c)·v_prev + (½ + c)·v)·h, so the L/h steps of a lag L add
+        /// σ²_v h² (L/h − 1 + (½ − c)² + (½ + c)²) per axis to the increment (h: `meanStep`), half of it to S. At rest the noise is its smallest
         /// (moving adds multipath and dynamics), so this takes off no more than the velocity surely adds.
         public func movingPositionStructure(lag k: Int) -> Double? {
             movingPositionStructure(lag: k, timeTag: velocityTimeTag, restVariance: restVelocityVariance ?? 0)
@@ -197,7 +208,8 @@ extension ErrorStructure {
         func movingPositionStructure(lag k: Int, timeTag c: Double, restVariance v: Double) -> Double? {
             guard let m = movingStructure(lag: k, timeTag: c) else { return nil }
             let lag = Double(1 << k)
-            return Swift.max(0, m - v * (lag - 1 + (0.5 - c) * (0.5 - c) + (0.5 + c) * (0.5 + c)) / 2)
+            let h = meanStep
+            return Swift.max(0, m - v * h * (lag + h * ((0.5 - c) * (0.5 - c) + (0.5 + c) * (0.5 + c) - 1)) / 2)
         }
 
         /// The longest lag (≥ 4 s) at which the moving structure can be trusted as the position's, and its value.
@@ -209,7 +221,7 @@ extension ErrorStructure {
         /// each needs ≥ 2 independent samples, as the stationary lags do. The first lag that grows faster ends the search.
         public func trustedMovingLag() -> (lag: Int, value: Double, quarter: Double, white: Double)? {
             // Written for speed (it runs on every fix): one division per lag, and the test squared instead of a root.
-            let c = velocityTimeTag, rest = restVelocityVariance ?? 0
+            let c = velocityTimeTag, h = meanStep, rest = (restVelocityVariance ?? 0) * h
             let tag = (0.5 - c) * (0.5 - c) + (0.5 + c) * (0.5 + c) - 1
             var values = InlineArray<8, Double>(repeating: 0)
             var variances = InlineArray<8, Double>(repeating: 0)   // (standard error of S)² = S²/N
@@ -219,7 +231,7 @@ extension ErrorStructure {
                 guard count > 0, k < 2 || count >= 2 * lag else { break }
                 let inv = 1 / count
                 let sk = Swift.max(0, (movingSums[k] - 2 * c * movingCross[k] + c * c * movingDeltaSums[k]) * inv
-                                      - rest * (lag + tag) / 2)
+                                      - rest * (lag + h * tag) / 2)
                 values[k] = sk
                 variances[k] = sk * sk * lag * inv
             }

@@ -133,7 +133,9 @@ func debugWorst(_ raw: [Location], _ truth: [Location]) {
     }
 }
 if ProcessInfo.processInfo.environment["WORST"] != nil {
-    let (raw, truth) = SimulatedReceiver.catalogue[Int(ProcessInfo.processInfo.environment["WORST"]!)!].run(seed: 1)
+    var worstReceiver = SimulatedReceiver.catalogue[Int(ProcessInfo.processInfo.environment["WORST"]!)!]
+    worstReceiver.rateHz = simulatedRate
+    let (raw, truth) = worstReceiver.run(seed: 1)
     debugWorst(raw, truth)
     let sm = SmoothingEvaluation.smooth(raw)
     var tb: [Int64: Location] = [:]
@@ -245,17 +247,23 @@ if let k = ProcessInfo.processInfo.environment["SPLIT"].flatMap(Int.init) {
     for t in truth { tb[t.time!.nanosecondsSince1970 / 10_000_000] = t }
     var sm = PositionSmoother(settings: .default)
     var rows: [(stat: Bool, err: Double, acc: Double)] = []
+    var fast: [(raw: Double, sm: Double)] = []
     for (i, r) in raw.enumerated() {
         let s = sm.process(fix: r)
         guard let tr = tb[s.time!.nanosecondsSince1970 / 10_000_000] else { continue }
         let e = LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!, s.latitudeDegrees!, s.longitudeDegrees!)
+        if (tr.speedMetersPerSecond ?? 0) >= 2 {
+            fast.append((LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!, r.latitudeDegrees!, r.longitudeDegrees!), e))
+        }
         rows.append((s.isStationary ?? false, e, s.horizontalAccuracyMeters!))
         if i % Int(600 * simulatedRate) == 0 {
             let claim = pow((r.horizontalAccuracyMeters ?? 0) / 1.5096, 2)
             let est = sm.errorStructure.estimate(claim: claim)
-            print("[\(i)] claim \(f(claim)) plain \(f(sm.errorStructure.lags.white ?? .nan)) mp1 \(f(sm.errorStructure.movingPositionStructure(lag: 0) ?? .nan)) c \(f(sm.errorStructure.velocityTimeTag)) white \(f(est.white ?? .nan)) total \(f(est.total)) slow \(f(est.slow)) acc \(f(s.horizontalAccuracyMeters!)) err \(f(e)) stat \(s.isStationary ?? false)")
+            print("[\(i)] claim \(claim) plain \(sm.errorStructure.lags.white ?? .nan) mp1 \(sm.errorStructure.movingPositionStructure(lag: 0) ?? .nan) pw \(sm.errorStructure.lags.positionWhite ?? .nan) w \(sm.adaptiveScale) c \(f(sm.errorStructure.velocityTimeTag)) white \(f(est.white ?? .nan)) total \(f(est.total)) slow \(f(est.slow)) acc \(f(s.horizontalAccuracyMeters!)) err \(f(e)) stat \(s.isStationary ?? false)")
         }
     }
+    let pc = SmoothingEvaluation.percentile
+    print("truth ≥ 2 m/s: n \(fast.count) raw p50/p95 \(f(pc(fast.map(\.raw).sorted(), 0.5)))/\(f(pc(fast.map(\.raw).sorted(), 0.95))) smoothed \(f(pc(fast.map(\.sm).sorted(), 0.5)))/\(f(pc(fast.map(\.sm).sorted(), 0.95)))")
     for st in [false, true] {
         let sel = rows.filter { $0.stat == st }
         let w = Double(sel.filter { $0.err <= $0.acc }.count) / Double(max(1, sel.count))
