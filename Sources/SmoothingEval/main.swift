@@ -247,11 +247,16 @@ if let k = ProcessInfo.processInfo.environment["SPLIT"].flatMap(Int.init) {
     for t in truth { tb[t.time!.nanosecondsSince1970 / 10_000_000] = t }
     var sm = PositionSmoother(settings: .default)
     var rows: [(stat: Bool, err: Double, acc: Double)] = []
-    var fast: [(raw: Double, sm: Double)] = []
+    var fast: [(raw: Double, sm: Double)] = [], stopped: [(raw: Double, sm: Double)] = [], slow: [(raw: Double, sm: Double)] = []
     for (i, r) in raw.enumerated() {
         let s = sm.process(fix: r)
         guard let tr = tb[s.time!.nanosecondsSince1970 / 10_000_000] else { continue }
         let e = LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!, s.latitudeDegrees!, s.longitudeDegrees!)
+        if (tr.speedMetersPerSecond ?? 0) == 0 {
+            stopped.append((LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!, r.latitudeDegrees!, r.longitudeDegrees!), e))
+        } else if (tr.speedMetersPerSecond ?? 0) < 2 {
+            slow.append((LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!, r.latitudeDegrees!, r.longitudeDegrees!), e))
+        }
         if (tr.speedMetersPerSecond ?? 0) >= 2 {
             fast.append((LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!, r.latitudeDegrees!, r.longitudeDegrees!), e))
         }
@@ -263,6 +268,9 @@ if let k = ProcessInfo.processInfo.environment["SPLIT"].flatMap(Int.init) {
         }
     }
     let pc = SmoothingEvaluation.percentile
+    for (label, set) in [("truth stopped", stopped), ("truth 0–2 m/s", slow)] {
+        print("\(label): n \(set.count) raw p50/p95 \(f(pc(set.map(\.raw).sorted(), 0.5)))/\(f(pc(set.map(\.raw).sorted(), 0.95))) smoothed \(f(pc(set.map(\.sm).sorted(), 0.5)))/\(f(pc(set.map(\.sm).sorted(), 0.95)))")
+    }
     print("truth ≥ 2 m/s: n \(fast.count) raw p50/p95 \(f(pc(fast.map(\.raw).sorted(), 0.5)))/\(f(pc(fast.map(\.raw).sorted(), 0.95))) smoothed \(f(pc(fast.map(\.sm).sorted(), 0.5)))/\(f(pc(fast.map(\.sm).sorted(), 0.95)))")
     for st in [false, true] {
         let sel = rows.filter { $0.stat == st }
