@@ -143,7 +143,7 @@ extension PositionSmoother {
         // share of its claim, the filter would still smooth its fixes, which only adds lag. Receivers whose S(1 s)
         // is above the setting's share are unchanged.
         var floor = settings.adaptiveScaleMinimum
-        if let s1 = errorStructure.lags.white {
+        if let s1 = incrementWhite {
             let smallest = settings.minimumMeasurementSigmaMeters * settings.minimumMeasurementSigmaMeters
             floor = Swift.min(floor, Swift.max(s1, smallest) / reported)
         }
@@ -154,7 +154,7 @@ extension PositionSmoother {
         // Adapted to 1 % of its claim, a 1 cm RTK receiver at 5 Hz was modelled with 1 mm of noise: the filter took its
         // position at each stop as exact, put what the stop's fixes showed into the error state and carried it away
         // from the stop (p95 0.034 → 0.043 m, worse than raw).
-        if estimate / reported < floor, let pw = errorStructure.lags.positionWhite {
+        if estimate / reported < floor, let pw = fittedWhite {
             floor = Swift.max(floor, pw / reported)
         }
         adaptiveScale = Swift.min(settings.adaptiveScaleMaximum, Swift.max(floor, estimate / reported))
@@ -297,6 +297,7 @@ extension PositionSmoother {
         }
         errorStructure.add(time: Double(t.nanosecondsSince1970) / 1e9, east: z.0, north: z.1, velocity: v,
                            stationary: isStationary)
+        incrementWhite = errorStructure.lags.white
     }
 
     /// The learned split of the receiver's per-axis variance for the current claim.
@@ -333,9 +334,10 @@ extension PositionSmoother {
         var e = kf.x[0], n = kf.x[1]
         var out = fix
         let learned = errorEstimate
+        fittedWhite = learned.white
         // The receiver's white variance for the stop hold: what its 1 s increments show (S(1 s), an upper bound: the
         // hold is worth no more than that), never more than it claims.
-        let white = Swift.min(errorStructure.lags.white ?? claimedVariance, claimedVariance)
+        let white = Swift.min(incrementWhite ?? claimedVariance, claimedVariance)
         // The filter's own covariance (its average of the white noise) plus what no averaging removes.
         // The filter averages with its adapted white variance; where the fixes' 1 s increments show more white noise
         // than that (covariance matching cannot resolve a noise far below the process noise), what is left after the

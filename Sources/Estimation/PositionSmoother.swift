@@ -119,6 +119,11 @@ public struct PositionSmoother: Sendable {
         _modify { yield &errorStructureBox.value }
     }
     var errorStructureBox = CopyOnWrite(ErrorStructure())
+    /// What the error structure shows after the last fix, read once per fix (reading `errorStructure.lags` copies its
+    /// sums): S(1 s), an upper bound of the white variance (`ErrorStructure.Lags.white`), and the same with the motion
+    /// placed where the velocity applies (the last output's `Estimate.white`); m² per axis, nil before evidence.
+    var incrementWhite: Double?
+    var fittedWhite: Double?
     /// Velocity consistency: running mean of the normalised velocity innovation (χ²/2, 1 when the filter's velocity
     /// covariance is right), for honest speed and course accuracies.
     public internal(set) var velocityConsistency = 1.0
@@ -215,7 +220,7 @@ public struct PositionSmoother: Sendable {
         // fixes per run, the largest errors, were rejected (0–7 with this floor), which left S(1 s) 5–9 % low and a
         // spurious slow part in the accuracy.
         var gateE = (1 - f) * varE, gateN = (1 - f) * varN
-        if let s1 = errorStructure.lags.white { gateE = Swift.max(gateE, s1); gateN = Swift.max(gateN, s1) }
+        if let s1 = incrementWhite { gateE = Swift.max(gateE, s1); gateN = Swift.max(gateN, s1) }
         let gate = w >= 1 && gateE == (1 - f) * varE && gateN == (1 - f) * varN ? inn
             : kf.innovation((z.east, z.north), a: (0, 1), b: (4, 5), r: (gateE, 0, 0, gateN))
         if gate.nis > settings.positionGateChiSquare {
