@@ -59,11 +59,23 @@ func f(_ x: Double) -> String {
 func f3(_ x: Double) -> String { x.isFinite ? "\((x * 1000).rounded() / 1000)" : "–" }
 print("| file | n | stopped s | p50 raw→sm | p68 raw→sm | p95 raw→sm (ratio) | max raw→sm | parked path /180 s raw→sm | worst 180 s raw→sm | parked excursion raw→sm | within h raw→sm | within speed raw→sm | within course raw→sm | median h acc raw→sm |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-func row(_ name: String, raw: [Location], truth: [Location], settings st: PositionSmoother.Settings = .default) {
+/// SMOOTHING_CONFIG=FILE: `key = value` settings as `--smoothing-config` reads them, for trying a setting on every row.
+let evalSettings: PositionSmoother.Settings = {
+    guard let path = ProcessInfo.processInfo.environment["SMOOTHING_CONFIG"],
+          let text = try? String(contentsOfFile: path, encoding: .utf8) else { return .default }
+    var st = PositionSmoother.Settings.default
+    for line in text.split(whereSeparator: \.isNewline) {
+        let kv = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard kv.count == 2, !kv[0].hasPrefix("#") else { continue }
+        do { try st.set(kv[0], kv[1]) } catch { print("SMOOTHING_CONFIG: \(error)"); exit(64) }
+    }
+    return st
+}()
+func row(_ name: String, raw: [Location], truth: [Location], settings st: PositionSmoother.Settings = evalSettings) {
     row(name, runs: [(raw, truth)], settings: st)
 }
 /// Runs smoothed separately (one smoother each), evaluated pooled.
-func row(_ name: String, runs: [(fixes: [Location], truth: [Location])], settings st: PositionSmoother.Settings = .default) {
+func row(_ name: String, runs: [(fixes: [Location], truth: [Location])], settings st: PositionSmoother.Settings = evalSettings) {
     let raw = runs.flatMap(\.fixes), truth = runs.flatMap(\.truth)
     let sm = runs.flatMap { SmoothingEvaluation.smooth($0.fixes, settings: st) }
     if ProcessInfo.processInfo.environment["DEBUG"] != nil { debugStructure(raw, st) }
@@ -75,10 +87,17 @@ func row(_ name: String, runs: [(fixes: [Location], truth: [Location])], setting
 func medianAccuracy(_ fixes: [Location]) -> Double {
     SmoothingEvaluation.percentile(fixes.compactMap(\.horizontalAccuracyMeters).sorted(), 0.5)
 }
-for (name, rawPath, truthPath, uere) in cases {
+// EXTRA="name|raw.nmea|truth.nmea|uere;…" (absolute paths; uere empty for the receiver's own): drives kept outside
+// the project, evaluated the same way (not part of `make eval`).
+var allCases = cases.map { ($0.0, root + "/" + $0.1, root + "/" + $0.2, $0.3) }
+for spec in (ProcessInfo.processInfo.environment["EXTRA"] ?? "").split(separator: ";") {
+    let p = spec.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+    if p.count == 4 { allCases.append((p[0], p[1], p[2], Double(p[3]))) }
+}
+for (name, rawPath, truthPath, uere) in allCases {
     do {
-        let raw = try fixes(root + "/" + rawPath, uereMeters: uere)
-        let truth = try truthFromGGA(root + "/" + truthPath, date: raw.first!.time!.civilDate)
+        let raw = try fixes(rawPath, uereMeters: uere)
+        let truth = try truthFromGGA(truthPath, date: raw.first!.time!.civilDate)
         row(name, raw: raw, truth: truth)
         if ProcessInfo.processInfo.environment["WORSTFILE"] == name { debugWorst(raw, truth) }
         if ProcessInfo.processInfo.environment["BREAKDOWN"] != nil { breakdown(raw, truth) }
