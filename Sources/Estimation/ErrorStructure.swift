@@ -200,8 +200,9 @@ extension ErrorStructure {
 
         /// The moving structure at lag 2^k s less what the velocity's white noise at rest adds by integration over the lag:
         /// the motion over a step of h seconds is ((½ − c)·v_prev + (½ + c)·v)·h, so the L/h steps of a lag L add
-        /// σ²_v h² (L/h − 1 + (½ − c)² + (½ + c)²) per axis to the increment (h: `meanStep`), half of it to S. At rest the noise is its smallest
-        /// (moving adds multipath and dynamics), so this takes off no more than the velocity surely adds.
+        /// σ²_v h² (L/h − 1 + (½ − c)² + (½ + c)²) per axis to the increment (h: `meanStep`), half of it to S. At rest
+        /// the noise is its smallest (moving adds multipath and dynamics), so this takes off no more than the velocity
+        /// surely adds.
         public func movingPositionStructure(lag k: Int) -> Double? {
             movingPositionStructure(lag: k, timeTag: velocityTimeTag, restVariance: restVelocityVariance ?? 0)
         }

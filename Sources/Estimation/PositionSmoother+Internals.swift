@@ -150,7 +150,8 @@ extension PositionSmoother {
         // Where covariance matching cannot resolve the noise at all (its estimate below that floor: the filter's prior
         // is far larger than the innovations, as with a centimetre receiver at 5 Hz under a 2 m²/s³ acceleration noise),
         // it says nothing about the white noise, and the floor would be a guess: the white noise the 1 s increments
-        // show, with the motion placed where the velocity applies (`positionWhite`), is what the data says instead.
+        // show, with the motion placed where the velocity applies (`ErrorStructure.Lags.positionWhite`, as the last
+        // output's estimate read it), is what the data says instead.
         // Adapted to 1 % of its claim, a 1 cm RTK receiver at 5 Hz was modelled with 1 mm of noise: the filter took its
         // position at each stop as exact, put what the stop's fixes showed into the error state and carried it away
         // from the stop (p95 0.034 → 0.043 m, worse than raw).
