@@ -219,10 +219,10 @@ public struct PositionSmoother: Sendable {
         // τ) has innovations larger than that gate expects: on the simulated white 2 m receiver 25–36 of 1,800 good
         // fixes per run, the largest errors, were rejected (0–7 with this floor), which left S(1 s) 5–9 % low and a
         // spurious slow part in the accuracy.
-        var gateE = (1 - f) * varE, gateN = (1 - f) * varN
-        if let s1 = incrementWhite { gateE = Swift.max(gateE, s1); gateN = Swift.max(gateN, s1) }
-        let gate = w >= 1 && gateE == (1 - f) * varE && gateN == (1 - f) * varN ? inn
-            : kf.innovation((z.east, z.north), a: (0, 1), b: (4, 5), r: (gateE, 0, 0, gateN))
+        let s1 = incrementWhite ?? 0
+        let gate = w >= 1 && s1 <= (1 - f) * Swift.min(varE, varN) ? inn
+            : kf.innovation((z.east, z.north), a: (0, 1), b: (4, 5),
+                            r: (Swift.max((1 - f) * varE, s1), 0, 0, Swift.max((1 - f) * varN, s1)))
         if gate.nis > settings.positionGateChiSquare {
             consecutiveRejections += 1
             if consecutiveRejections >= settings.reinitialiseAfterRejections {

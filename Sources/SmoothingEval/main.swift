@@ -301,24 +301,12 @@ if let k = ProcessInfo.processInfo.environment["SPLIT"].flatMap(Int.init) {
 if ProcessInfo.processInfo.environment["S1"] != nil {
     for seed in 1...4 {
         let (raw, truth) = SimulatedReceiver.catalogue[0].run(seed: UInt64(seed))
-        let fr = SimulatedReceiver.frame
-        var s = 0.0, n = 0.0, sStat = 0.0, nStat = 0.0
-        var last: (Double, Double)?
-        for (r, t) in zip(raw, truth) {
-            let a = fr.enu(latitudeDegrees: r.latitudeDegrees!, longitudeDegrees: r.longitudeDegrees!)
-            let b = fr.enu(latitudeDegrees: t.latitudeDegrees!, longitudeDegrees: t.longitudeDegrees!)
-            let e = (a.east - b.east, a.north - b.north)
-            if let l = last {
-                let v = ((e.0 - l.0) * (e.0 - l.0) + (e.1 - l.1) * (e.1 - l.1)) / 4
-                s += v; n += 1
-                if (t.speedMetersPerSecond ?? 1) == 0 { sStat += v; nStat += 1 }
-            }
-            last = e
-        }
+        let all = SimulatedReceiver.trueIncrementVariance(fixes: raw, truth: truth)
+        let stopped = SimulatedReceiver.trueIncrementVariance(fixes: raw, truth: truth) { ($0.speedMetersPerSecond ?? 1) == 0 }
         var sm = PositionSmoother(settings: .default)
         var rej = 0, stat = 0
         for r in raw { _ = sm.process(fix: r); if sm.lastOutcome == .rejected || sm.lastOutcome == .reinitialised { rej += 1 }; if sm.lastOutcome == .held { stat += 1 } }
         print("rejected \(rej) held \(stat) scale \(sm.adaptiveScale)")
-        print("seed \(seed): true S(1 s) \(f(s / n)) stationary \(f(sStat / nStat)) (n \(Int(nStat))); smoother's plain \(f(sm.errorStructure.lags.white ?? .nan)) stationary-lag-1 \(f(sm.errorStructure.structure(lag: 0) ?? .nan))")
+        print("seed \(seed): true S(1 s) \(f(all)) stationary \(f(stopped)); smoother's plain \(f(sm.errorStructure.lags.white ?? .nan)) stationary-lag-1 \(f(sm.errorStructure.structure(lag: 0) ?? .nan))")
     }
 }

@@ -221,18 +221,7 @@ enum MiniNMEA {
     @Test(arguments: [UInt64(1), 2, 3, 4])
     func whiteNoiseReceiverKeepsItsGoodFixes(_ seed: UInt64) {
         let (raw, truth) = SimulatedReceiver.catalogue[0].run(seed: seed)   // white 2 m, honest
-        // The true S(1 s): half the mean square of consecutive errors' increments, per axis.
-        let frame = SimulatedReceiver.frame
-        var sum = 0.0, count = 0.0
-        var last: (Double, Double)?
-        for (r, t) in zip(raw, truth) {
-            let a = frame.enu(latitudeDegrees: r.latitudeDegrees!, longitudeDegrees: r.longitudeDegrees!)
-            let b = frame.enu(latitudeDegrees: t.latitudeDegrees!, longitudeDegrees: t.longitudeDegrees!)
-            let e = (a.east - b.east, a.north - b.north)
-            if let l = last { sum += ((e.0 - l.0) * (e.0 - l.0) + (e.1 - l.1) * (e.1 - l.1)) / 4; count += 1 }
-            last = e
-        }
-        let trueS1 = sum / count
+        let trueS1 = SimulatedReceiver.trueIncrementVariance(fixes: raw, truth: truth)
         var smoother = PositionSmoother(settings: .default)
         var rejected = 0
         for f in raw {

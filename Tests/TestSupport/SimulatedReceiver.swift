@@ -64,6 +64,23 @@ public struct SimulatedReceiver: Sendable {
         return list
     }()
 
+    /// The receiver's true S(1 s) for one step: half the mean square of the increments of consecutive fixes' errors
+    /// against the truth, per axis (m²), counting the increments whose later truth epoch passes `include`. The fixes
+    /// and truth of one `run` without outages, epoch for epoch.
+    public static func trueIncrementVariance(fixes: [Location], truth: [Location],
+                                             include: (Location) -> Bool = { _ in true }) -> Double {
+        var sum = 0.0, count = 0.0
+        var last: (Double, Double)?
+        for (r, t) in zip(fixes, truth) {
+            let a = frame.enu(latitudeDegrees: r.latitudeDegrees!, longitudeDegrees: r.longitudeDegrees!)
+            let b = frame.enu(latitudeDegrees: t.latitudeDegrees!, longitudeDegrees: t.longitudeDegrees!)
+            let e = (a.east - b.east, a.north - b.north)
+            if let l = last, include(t) { sum += ((e.0 - l.0) * (e.0 - l.0) + (e.1 - l.1) * (e.1 - l.1)) / 4; count += 1 }
+            last = e
+        }
+        return sum / count
+    }
+
     /// The truth and the receiver's fixes at `rateHz` (none inside outages). Truth carries speed and course.
     public func run(seed: UInt64) -> (fixes: [Location], truth: [Location]) {
         var rng = SplitMix64(seed: seed)
