@@ -80,10 +80,16 @@ struct LivePageTests {
         #expect(clients == 0)
 
         // A new tab (a reconnect after every client left) gets the session so far, and keeps receiving.
-        let dom = try Chromium.dumpDOM("http://127.0.0.1:\(port)/", virtualTimeBudgetMilliseconds: 3000)
+        // Chromium's budget is virtual time: it runs ahead while the page only waits on its WebSocket, so on a loaded
+        // machine the first message can arrive after it. Up to three tabs are tried, each a real new connection.
+        var dom = "", fixes = 0, tabsTried = 0
+        while tabsTried < 3 && fixes == 0 {
+            tabsTried += 1
+            dom = try Chromium.dumpDOM("http://127.0.0.1:\(port)/", virtualTimeBudgetMilliseconds: 3000)
+            fixes = dom.components(separatedBy: "data-fixes=\"").dropFirst().first.flatMap { Int($0.prefix { $0.isNumber }) } ?? 0
+        }
         #expect(dom.contains("data-connection=\"live\""), "the page did not connect")
-        let fixes = dom.components(separatedBy: "data-fixes=\"").dropFirst().first.flatMap { Int($0.prefix { $0.isNumber }) } ?? 0
-        #expect(fixes >= 1)
+        #expect(fixes >= 1, "no fixes in \(tabsTried) tabs")
         #expect(dom.contains("<polyline id=\"track\"") && !dom.contains("id=\"track\" fill=\"none\" stroke=\"#1a73e8\" stroke-width=\"3\" stroke-linejoin=\"round\" points=\"\""))
         let position = dom.components(separatedBy: "id=\"position\">").dropFirst().first?.prefix { $0 != "<" } ?? ""
         #expect(position.contains("37.3"), "position shown: \(position)")

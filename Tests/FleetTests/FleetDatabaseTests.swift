@@ -83,7 +83,7 @@ struct FleetDatabaseTests {
             guard f.count == 4, let lat = Double(f[2]), let lon = Double(f[3]) else { continue }
             stored[f[0], default: []].append(Fix(time: f[1], lat: lat, lon: lon))
         }
-        #expect(rows.count == total, "fleet: \(MQTTTest.read(fleetErr))")
+        #expect(rows.count == total, "fleet: \(MQTTTest.read(fleetErr)) broker: \(broker.log)")
         for b in boards {
             let mine = published[b] ?? [], theirs = stored[b] ?? []
             #expect(mine.count == theirs.count, "\(b): \(MQTTTest.read(dir.path("\(b).err")))")
