@@ -193,6 +193,7 @@ extension PositionSmoother {
             // Seed the stop's mean with the moving estimate (worth one fix), so the output does not jump to
             // the first parked fix.
             stopSum = (kf.x[0], kf.x[1]); stopCount = 1
+            stopStart = t
             zeroVelocityUpdate()
         }
     }
@@ -301,6 +302,23 @@ extension PositionSmoother {
         incrementWhite = errorStructure.lags.white
     }
 
+    /// The per-axis variance of the receiver's error change over `seconds` while parked: S(T) − S(1 s) from the
+    /// structure function's lags (within stops), interpolated between lags; 0 without evidence.
+    static func parkedWander(_ lags: ErrorStructure.Lags, seconds: Double) -> Double {
+        guard seconds > 1, let s1 = lags.structure(lag: 0) else { return 0 }
+        var below = (lag: 1.0, value: s1)
+        for k in 1..<ErrorStructure.lagCount {
+            guard lags.counts[k] >= 2 * Double(1 << k), let v = lags.structure(lag: k) else { break }
+            let lag = Double(1 << k)
+            if seconds <= lag {
+                let x = (seconds - below.lag) / (lag - below.lag)
+                return Swift.max(0, below.value + x * (v - below.value) - s1)
+            }
+            below = (lag, v)
+        }
+        return Swift.max(0, below.value - s1)
+    }
+
     /// The learned split of the receiver's per-axis variance for the current claim.
     var errorEstimate: ErrorStructure.Estimate { errorStructure.lags.estimate(claim: claimedVariance) }
 
@@ -377,8 +395,15 @@ extension PositionSmoother {
                 }
                 if let h = held {
                     let d = ((me - h.east) * (me - h.east) + (mn - h.north) * (mn - h.north)).squareRoot()
+                    // How far the receiver's own error wanders over the stop so far, as its parked fixes show it
+                    // (S(T) − S(1 s) at the stop's duration T): the mean leaving the held point by that much is the
+                    // receiver's wander, not motion.
+                    var wander = 0.0
+                    if let t0 = stopStart, let t1 = time {
+                        wander = Self.parkedWander(errorStructure.lags, seconds: Double(t1.nanosecondsSince1970 - t0.nanosecondsSince1970) / 1e9)
+                    }
                     let deadband = Swift.max(settings.holdMinimumDeadbandMeters, settings.holdDeadbandRadiusFactor
-                                             * HorizontalError.radius68PerSigma * (h.variance + meanVariance).squareRoot())
+                                             * HorizontalError.radius68PerSigma * (h.variance + meanVariance + wander).squareRoot())
                     if d > deadband { held = (me, mn, meanVariance) }
                 }
                 let h = held!

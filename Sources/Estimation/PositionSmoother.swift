@@ -152,6 +152,7 @@ public struct PositionSmoother: Sendable {
     var positionInnovations = 0
     var velocityInnovations = 0
     var stopSum: (east: Double, north: Double) = (0, 0)
+    var stopStart: Timestamp?
     var stopCount = 0
     var lastReportedVariance = 25.0
     /// The receiver's claimed per-axis variance (m²), without the filter's floor (`claimedVariance(_:settings:)`).

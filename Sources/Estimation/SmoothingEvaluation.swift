@@ -18,6 +18,8 @@ public enum SmoothingEvaluation {
         public var withinCourseAccuracy = Double.nan
         /// Path length of the fixes while the truth is stopped, scaled to 180 s.
         public var parkedPathPer180s = Double.nan
+        /// The same after each stop's first 5 s (the braking into the stop): the path the stop hold itself draws, per 180 s.
+        public var settledParkedPathPer180s = Double.nan
         /// Largest path length over any 180 s window (or shorter stop) while the truth is stopped.
         public var worstParkedPath180s = Double.nan
         /// Largest distance from a stop's mean position while the truth is stopped.
@@ -56,6 +58,15 @@ public enum SmoothingEvaluation {
         var truthByTime: [Int64: Location] = [:]
         let sortedTruth = truthWithMotion(truth)
         for t in sortedTruth { truthByTime[key(t.time!)] = t }
+        let stoppedKeys = stoppedEpochs(sortedTruth, stopSpeed: stopSpeed, minimumStopSeconds: minimumStopSeconds)
+        let r = stats(raw, truthByTime, stoppedKeys)
+        let s = stats(smoothed, truthByTime, stoppedKeys)
+        return Report(raw: r.0, smoothed: s.0, matchedEpochs: r.1, stoppedSeconds: r.2)
+    }
+
+    /// The epochs (`key`) of a time-sorted truth that lie in its stops: runs moving < `stopSpeed` m/s for at least
+    /// `minimumStopSeconds`.
+    public static func stoppedEpochs(_ sortedTruth: [Location], stopSpeed: Double = 0.2, minimumStopSeconds: Double = 10) -> Set<Int64> {
         var stoppedKeys = Set<Int64>()
         var runStart = 0
         func speed(_ a: Location, _ b: Location) -> Double {
@@ -75,12 +86,11 @@ public enum SmoothingEvaluation {
             }
             i += 1
         }
-        let r = stats(raw, truthByTime, stoppedKeys)
-        let s = stats(smoothed, truthByTime, stoppedKeys)
-        return Report(raw: r.0, smoothed: s.0, matchedEpochs: r.1, stoppedSeconds: r.2)
+        return stoppedKeys
     }
 
-    static func key(_ t: Timestamp) -> Int64 { (t.nanosecondsSince1970 + 5_000_000) / 10_000_000 }
+    /// An epoch's key: its time in centiseconds (rounded), so fixes and truth match by time stamp.
+    public static func key(_ t: Timestamp) -> Int64 { (t.nanosecondsSince1970 + 5_000_000) / 10_000_000 }
 
     /// The p-quantile (0…1) of an ascending array, nearest rank; NaN when empty.
     public static func percentile(_ sorted: [Double], _ p: Double) -> Double {
@@ -123,13 +133,16 @@ public enum SmoothingEvaluation {
         st.withinReportedAccuracy = withAccuracy > 0 ? Double(within) / Double(withAccuracy) : .nan
         st.withinSpeedAccuracy = speedCount > 0 ? Double(speedWithin) / Double(speedCount) : .nan
         st.withinCourseAccuracy = courseCount > 0 ? Double(courseWithin) / Double(courseCount) : .nan
-        var path = 0.0, seconds = 0.0, worst = 0.0, excursion = 0.0
+        var path = 0.0, seconds = 0.0, worst = 0.0, excursion = 0.0, settledPath = 0.0, settledSeconds = 0.0
         for seg in segments where seg.count >= 2 {
             seconds += seg.last!.t - seg.first!.t
+            let settledFrom = seg.first!.t + 5
+            settledSeconds += Swift.max(0, seg.last!.t - settledFrom)
             var steps: [(t: Double, d: Double)] = []
             for k in 1..<seg.count {
                 let d = LocalTangentFrame.distanceMeters(seg[k - 1].lat, seg[k - 1].lon, seg[k].lat, seg[k].lon)
                 path += d; steps.append((seg[k].t, d))
+                if seg[k - 1].t >= settledFrom { settledPath += d }
             }
             // Worst 180 s window.
             var lo = 0, acc = 0.0
@@ -144,6 +157,7 @@ public enum SmoothingEvaluation {
         }
         st.parkedPathPer180s = seconds > 0 ? path / seconds * 180 : .nan
         st.worstParkedPath180s = seconds > 0 ? worst : .nan
+        st.settledParkedPathPer180s = settledSeconds > 0 ? settledPath / settledSeconds * 180 : .nan
         st.parkedMaxExcursion = seconds > 0 ? excursion : .nan
         return (st, sorted.count, seconds)
     }

@@ -80,6 +80,10 @@ func row(_ name: String, runs: [(fixes: [Location], truth: [Location])], setting
     let sm = runs.flatMap { SmoothingEvaluation.smooth($0.fixes, settings: st) }
     if ProcessInfo.processInfo.environment["DEBUG"] != nil { debugStructure(raw, st) }
     let r = SmoothingEvaluation.evaluate(raw: raw, smoothed: sm, truth: truth)
+    if ProcessInfo.processInfo.environment["PARK"] != nil {
+        parkDebug(name, sm, truth)
+        print("PARK \(name): settled parked path /180 s raw \(f(r.raw.settledParkedPathPer180s)) smoothed \(f(r.smoothed.settledParkedPathPer180s))")
+    }
     let a = r.raw, b = r.smoothed
     print("| \(name) | \(r.matchedEpochs) | \(Int(r.stoppedSeconds)) | \(f(a.p50))→\(f(b.p50)) | \(f(a.p68))→\(f(b.p68)) | \(f(a.p95))→\(f(b.p95)) (\(f(b.p95 / a.p95))) | \(f(a.max))→\(f(b.max)) | \(f(a.parkedPathPer180s))→\(f(b.parkedPathPer180s)) | \(f(a.worstParkedPath180s))→\(f(b.worstParkedPath180s)) | \(f(a.parkedMaxExcursion))→\(f(b.parkedMaxExcursion)) | \(f(a.withinReportedAccuracy))→\(f3(b.withinReportedAccuracy)) | \(f(a.withinSpeedAccuracy))→\(f(b.withinSpeedAccuracy)) | \(f(a.withinCourseAccuracy))→\(f(b.withinCourseAccuracy)) | \(f(medianAccuracy(raw)))→\(f(medianAccuracy(sm))) |")
 }

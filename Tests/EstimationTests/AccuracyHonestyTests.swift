@@ -125,6 +125,20 @@ import TestSupport
         }
     }
 
+    @Test(arguments: SimulatedReceiver.catalogue.indices)
+    func heldStopDoesNotFollowTheReceiversWander(_ i: Int) {
+        // Once a stop has settled (after its first 5 s, the braking into it), the hold draws no more than 1 m of path
+        // per 180 s, whatever the receiver's error does while parked: its wander over the stop (the structure function
+        // within stops, S(T) − S(1 s)) is not taken for motion. Until 2026-11-28 the hold followed the stop's mean as
+        // the wander moved it: 1.12 (GM 60 s), 3.07 (the phone mix), 1.71 (2× optimistic), 1.77 m (outages) per 180 s
+        // on these seeds.
+        let r = SimulatedReceiver.catalogue[i]
+        let rep = Self.report(r)
+        print("sim \(r.name): settled parked path per 180 s raw \(rep.raw.settledParkedPathPer180s) smoothed \(rep.smoothed.settledParkedPathPer180s)")
+        #expect(rep.smoothed.settledParkedPathPer180s <= 1)
+        #expect(rep.raw.settledParkedPathPer180s > 1)
+    }
+
     // MARK: real drives
 
     static let drives: [(name: String, raw: String, truth: String, uere: Double, pessimistic: Bool)] = [
@@ -164,6 +178,14 @@ import TestSupport
         withKnownIssue("\(d.name): parked path \(rep.smoothed.parkedPathPer180s) m per 180 s", isIntermittent: true) {
             #expect(rep.smoothed.parkedPathPer180s <= 1)
         }
+        // Once settled (after a stop's first 5 s) the hold draws ≤ 1 m per 180 s on the Pixel 4's MTV-1 stops and the
+        // F9K's 14 (0.0 and 0.18 m). MTV-2's Pixel 4 reports 0.8–1.2 m/s of speed while parked, which ends the stop.
+        let settled = rep.smoothed.settledParkedPathPer180s
+        withKnownIssue("\(d.name): settled parked path \(settled) m per 180 s (speed spikes while parked end the stop)",
+                       isIntermittent: true) {
+            #expect(settled <= 1)
+        }
+        if !d.name.contains("mtv2") { #expect(settled <= 1) }
     }
 }
 
