@@ -59,6 +59,8 @@ extension PositionSmoother {
         consecutiveRejections = 0
         adaptiveCount = 0   // the adapted scale (a property of the receiver) is kept; its transient is skipped again
         isStationary = false
+        suspendedStop = nil
+        lastFixENU = nil
         held = nil
         stopSum = (0, 0); stopCount = 0
         lowSpeedSince = nil
@@ -172,6 +174,11 @@ extension PositionSmoother {
             if speed == nil && accVar == nil { leave = true }
             if leave {
                 isStationary = false
+                // Left on the receiver's speed alone: kept for an epoch or two, in case it was a speed spike while
+                // parked (phones report ~1 m/s for a second or two where the vehicle does not move).
+                if accVar == nil, let sp = speed, let h = held {
+                    suspendedStop = SuspendedStop(held: h, sum: stopSum, count: stopCount, start: stopStart, speed: sp, epochs: 1)
+                }
                 stopSum = (0, 0); stopCount = 0
                 held = nil
                 lowSpeedSince = nil
@@ -181,6 +188,25 @@ extension PositionSmoother {
                 kf[2, 2] += 4; kf[3, 3] += 4
             }
             return
+        }
+        if let sus = suspendedStop {
+            if let sp = speed, sp >= s.stationaryExitSpeedMetersPerSecond {
+                // A start from rest accelerates (v ∝ t: the speed doubles from its first second to the next; 1.5 is
+                // the tolerance) or keeps the exit speed for a third epoch.
+                if sp >= 1.5 * sus.speed || sus.epochs >= 2 {
+                    suspendedStop = nil
+                } else {
+                    suspendedStop?.speed = sp; suspendedStop?.epochs += 1
+                }
+            } else if speed != nil {
+                // Back below the exit speed: it was a spike. The stop goes on where it was.
+                isStationary = true
+                held = sus.held; stopSum = sus.sum; stopCount = sus.count; stopStart = sus.start
+                suspendedStop = nil
+                return
+            } else {
+                suspendedStop = nil
+            }
         }
         var low: Bool
         if let sp = speed { low = sp <= s.stationaryEnterSpeedMetersPerSecond } else { low = accVar != nil }
@@ -343,7 +369,18 @@ extension PositionSmoother {
             stopSum = (m.east * c, m.north * c)
         }
         if let o = outputENU { outputENU = move(o) }
+        if let l = lastFixENU { lastFixENU = move(l) }
         if let p = provisional { provisional = move(p) }
+        if var sus = suspendedStop {
+            let h = move((sus.held.east, sus.held.north))
+            sus.held = (h.east, h.north, sus.held.variance)
+            if sus.count > 0 {
+                let c = Double(sus.count)
+                let m = move((sus.sum.east / c, sus.sum.north / c))
+                sus.sum = (m.east * c, m.north * c)
+            }
+            suspendedStop = sus
+        }
     }
 
     /// The smoothed location: the fix's other fields kept, position/velocity/accuracies from the filter.
@@ -403,7 +440,10 @@ extension PositionSmoother {
                         wander = Self.parkedWander(errorStructure.lags, seconds: Double(t1.nanosecondsSince1970 - t0.nanosecondsSince1970) / 1e9)
                     }
                     let deadband = Swift.max(settings.holdMinimumDeadbandMeters, settings.holdDeadbandRadiusFactor
-                                             * HorizontalError.radius68PerSigma * (h.variance + meanVariance + wander).squareRoot())
+                                             * HorizontalError.radius68PerSigma * (Swift.min(h.variance, white) + meanVariance + wander).squareRoot())
+                    // (The held point is worth at most one fix's white variance, as the white variance is known now: a
+                    // hold made before the first S(1 s) kept the claim's variance, 7 m² on MTV-2's first stop, and so
+                    // an 8 m deadband for the whole stop.)
                     if d > deadband { held = (me, mn, meanVariance) }
                 }
                 let h = held!
@@ -453,6 +493,21 @@ extension PositionSmoother {
             }
         }
         var radius = HorizontalError.radius68(pee: pee, pnn: pnn, pen: pen) + offset
+        // A stop left on a speed that may be a spike: the output stays where the stop was held until the next epochs
+        // tell; its radius grows by its distance from the estimate. Unless the fix has moved from the last one by more
+        // than the receiver's 1 s increments show (2 × the 68 % radius of a 1 s increment, 2 S(1 s) per axis, as for
+        // the hold's deadband): that is a start, not a spike (a precise receiver starting at a steady speed).
+        if !isStationary, suspendedStop != nil, let m = measuredENU, let p = lastFixENU {
+            let deadband = Swift.max(settings.holdMinimumDeadbandMeters, settings.holdDeadbandRadiusFactor
+                                     * HorizontalError.radius68PerSigma * (2 * white).squareRoot())
+            let fe = m.east - p.east, fn = m.north - p.north
+            if (fe * fe + fn * fn).squareRoot() > deadband { suspendedStop = nil }
+        }
+        if !isStationary, let sus = suspendedStop {
+            let de = e - sus.held.east, dn = n - sus.held.north
+            radius += (de * de + dn * dn).squareRoot()
+            e = sus.held.east; n = sus.held.north
+        }
         // After dead reckoning, converge on the corrected estimate by at most the new fix's radius per fix.
         if afterOutage, settings.limitConvergenceJump, let m = measured, let o = outputENU {
             let de = e - o.east, dn = n - o.north
@@ -467,6 +522,7 @@ extension PositionSmoother {
             afterOutage = false
         }
         outputENU = (e, n)
+        if let m = measuredENU { lastFixENU = m }
         let g = fr.geodetic(east: e, north: n)
         out.latitudeDegrees = g.latitudeDegrees
         out.longitudeDegrees = g.longitudeDegrees

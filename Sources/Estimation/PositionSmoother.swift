@@ -153,6 +153,18 @@ public struct PositionSmoother: Sendable {
     var velocityInnovations = 0
     var stopSum: (east: Double, north: Double) = (0, 0)
     var stopStart: Timestamp?
+    /// A stop left on the receiver's speed alone, kept until the next epochs show a start or a spike.
+    struct SuspendedStop: Sendable {
+        var held: (east: Double, north: Double, variance: Double)
+        var sum: (east: Double, north: Double)
+        var count: Int
+        var start: Timestamp?
+        var speed: Double
+        var epochs: Int
+    }
+    var suspendedStop: SuspendedStop?
+    /// The last fix used, in the local frame (m).
+    var lastFixENU: (east: Double, north: Double)?
     var stopCount = 0
     var lastReportedVariance = 25.0
     /// The receiver's claimed per-axis variance (m²), without the filter's floor (`claimedVariance(_:settings:)`).

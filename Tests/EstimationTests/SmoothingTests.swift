@@ -121,6 +121,51 @@ func path(_ fixes: ArraySlice<Location>) -> Double {
         #expect(track.error(sm[150], 150) <= sm[150].horizontalAccuracyMeters!)
     }
 
+    @Test func speedSpikeWhileParkedKeepsTheStop() {
+        // Phones report ~1 m/s for a second or two while parked (the Pixel 4 XL: 0.82, 0.87 m/s where SPAN moves
+        // < 0.2 m/s). A start from rest accelerates or moves the fixes; a spike does neither, and the stop goes on
+        // where it was held.
+        var truth: [(e: Double, n: Double, speed: Double, course: Double)] = []
+        for i in 0..<30 { truth.append((Double(i) * 8, 0, 8, 90)) }
+        for _ in 0..<120 { truth.append((240, 0, 0, 0)) }
+        for i in 0..<30 { truth.append((240 + Double(i) * 8, 0, 8, 90)) }
+        let track = Track(truth: truth)
+        var raw = track.fixes(accuracy: 2, seed: 5, speedNoise: 0.05)
+        raw[100].speedMetersPerSecond = 0.82; raw[100].courseDegrees = 350
+        raw[101].speedMetersPerSecond = 0.87; raw[101].courseDegrees = 349
+        var smoother = PositionSmoother()
+        var sm: [Location] = [], stationary: [Bool] = []
+        for f in raw { sm.append(smoother.process(fix: f)); stationary.append(smoother.isStationary) }
+        let settled = path(sm[40..<150])
+        print("spike while parked: settled path \(settled) m; stationary at 99…103: \(stationary[99...103])")
+        #expect(settled <= 1.0)
+        #expect(stationary[99] && stationary[102] && stationary[103])
+        #expect(sm[99].latitudeDegrees == sm[103].latitudeDegrees && sm[99].longitudeDegrees == sm[103].longitudeDegrees)
+        // During the spike the radius still covers the truth (the output stays put; its radius grows by its distance
+        // from the filter's estimate).
+        for i in 100...101 { #expect(track.error(sm[i], i) <= sm[i].horizontalAccuracyMeters!) }
+        // The real start after the stop is followed: moving again within 2 epochs.
+        #expect(!stationary[152])
+    }
+
+    @Test func gentleStartFromAStopIsFollowedAtOnce() {
+        // A precise receiver starting at a steady 1.5 m/s (the F9K's starts include 1.54, 1.53, 1.51 m/s): the speed
+        // does not double, but the fix moves further than its 1 s increments ever do, so the output leaves the stop at
+        // the first moving epoch instead of waiting for the speed to settle the question.
+        var truth: [(e: Double, n: Double, speed: Double, course: Double)] = []
+        for i in 0..<30 { truth.append((Double(i) * 8, 0, 8, 90)) }
+        for _ in 0..<60 { truth.append((240, 0, 0, 0)) }
+        for i in 1...30 { truth.append((240 + Double(i) * 1.5, 0, 1.5, 90)) }
+        let track = Track(truth: truth)
+        let raw = track.fixes(accuracy: 0.1, seed: 6, speedNoise: 0.01)
+        var smoother = PositionSmoother()
+        var sm: [Location] = []
+        for f in raw { sm.append(smoother.process(fix: f)) }
+        print("gentle start: errors \((90...93).map { track.error(sm[$0], $0) })")
+        #expect(sm[85].isStationary == true)
+        for i in 90...93 { #expect(track.error(sm[i], i) < 0.75) }
+    }
+
     @Test func singleOutlierIsRejected() {
         let track = Track.straight(seconds: 60, speed: 10)
         var raw = track.fixes(accuracy: 3, seed: 4)
