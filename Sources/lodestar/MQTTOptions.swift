@@ -169,10 +169,14 @@ final class MQTTSession: OutputEventConsumer {
         if s.volatileDropped > 0 { extras.append("\(s.volatileDropped) headings/sky not sent while disconnected") }
         if s.corruptRecords > 0 { extras.append("\(s.corruptRecords) corrupt spool records skipped") }
         if s.spoolWriteErrors > 0 { extras.append("\(s.spoolWriteErrors) spool write errors") }
+        if s.missingRecords > 0 { extras.append("\(s.missingRecords) missing from the spool (skipped)") }
+        if s.unaccounted != 0 {
+            extras.append("\(s.unaccounted) unaccounted for (\(s.handedOver) handed over, \(s.recovered) recovered from the spool)")
+        }
         if !extras.isEmpty { line += ", " + extras.joined(separator: ", ") }
         if s.pending > 0, let e = s.lastError { line += " (broker: \(e))" }
-        if !quiet || s.pending > 0 { printError(line) }
-        return s.pending == 0
+        if !quiet || s.pending > 0 || s.unaccounted != 0 { printError(line) }
+        return s.pending == 0 && s.unaccounted == 0
     }
 }
 
