@@ -36,6 +36,23 @@ struct Track {
     static func straight(seconds: Int, speed: Double) -> Track {
         Track(truth: (0..<seconds).map { (Double($0) * speed, 0, speed, 90) })
     }
+
+    /// East at 8 m/s for 30 s, stopped at 240 m for `stopSeconds`, then east again at `speed` for 30 s.
+    static func stopAndGo(stopSeconds: Int, thenSpeed speed: Double = 8) -> Track {
+        var truth: [(e: Double, n: Double, speed: Double, course: Double)] = []
+        for i in 0..<30 { truth.append((Double(i) * 8, 0, 8, 90)) }
+        for _ in 0..<stopSeconds { truth.append((240, 0, 0, 0)) }
+        for i in 0..<30 { truth.append((240 + Double(i) * speed, 0, speed, 90)) }
+        return Track(truth: truth)
+    }
+}
+
+/// The smoother's output for every fix, and whether it was stationary after each.
+func smoothed(_ raw: [Location]) -> (fixes: [Location], stationary: [Bool]) {
+    var smoother = PositionSmoother()
+    var out: [Location] = [], stationary: [Bool] = []
+    for f in raw { out.append(smoother.process(fix: f)); stationary.append(smoother.isStationary) }
+    return (out, stationary)
 }
 
 func rms(_ x: [Double]) -> Double { (x.reduce(0) { $0 + $1 * $1 } / Double(x.count)).squareRoot() }
@@ -101,16 +118,9 @@ func path(_ fixes: ArraySlice<Location>) -> Double {
 
     @Test func parkedFalsePathUnderOneMeterPerThreeMinutes() {
         // Drive 30 s, stop 180 s, drive again; 5 m (68 %) noise; GNSS speed ≈ 0 (σ 0.05) while parked.
-        var truth: [(e: Double, n: Double, speed: Double, course: Double)] = []
-        for i in 0..<30 { truth.append((Double(i) * 8, 0, 8, 90)) }
-        for _ in 0..<180 { truth.append((240, 0, 0, 0)) }
-        for i in 0..<30 { truth.append((240 + Double(i) * 8, 0, 8, 90)) }
-        let track = Track(truth: truth)
+        let track = Track.stopAndGo(stopSeconds: 180)
         let raw = track.fixes(accuracy: 5, seed: 3, speedNoise: 0.05)
-        var smoother = PositionSmoother()
-        var sm: [Location] = []
-        var stationary: [Bool] = []
-        for f in raw { sm.append(smoother.process(fix: f)); stationary.append(smoother.isStationary) }
+        let (sm, stationary) = smoothed(raw)
         let parkedRaw = path(raw[30..<210]), parkedSm = path(sm[30..<210])
         print("parked 180 s: raw path \(parkedRaw) m, smoothed \(parkedSm) m; stationary at \(stationary.firstIndex(of: true) ?? -1)")
         // Target from issue 5: ≤ 1 m per 3 min.
@@ -125,17 +135,11 @@ func path(_ fixes: ArraySlice<Location>) -> Double {
         // Phones report ~1 m/s for a second or two while parked (the Pixel 4 XL: 0.82, 0.87 m/s where SPAN moves
         // < 0.2 m/s). A start from rest accelerates or moves the fixes; a spike does neither, and the stop goes on
         // where it was held.
-        var truth: [(e: Double, n: Double, speed: Double, course: Double)] = []
-        for i in 0..<30 { truth.append((Double(i) * 8, 0, 8, 90)) }
-        for _ in 0..<120 { truth.append((240, 0, 0, 0)) }
-        for i in 0..<30 { truth.append((240 + Double(i) * 8, 0, 8, 90)) }
-        let track = Track(truth: truth)
+        let track = Track.stopAndGo(stopSeconds: 120)
         var raw = track.fixes(accuracy: 2, seed: 5, speedNoise: 0.05)
         raw[100].speedMetersPerSecond = 0.82; raw[100].courseDegrees = 350
         raw[101].speedMetersPerSecond = 0.87; raw[101].courseDegrees = 349
-        var smoother = PositionSmoother()
-        var sm: [Location] = [], stationary: [Bool] = []
-        for f in raw { sm.append(smoother.process(fix: f)); stationary.append(smoother.isStationary) }
+        let (sm, stationary) = smoothed(raw)
         let settled = path(sm[40..<150])
         print("spike while parked: settled path \(settled) m; stationary at 99…103: \(stationary[99...103])")
         #expect(settled <= 1.0)
@@ -152,18 +156,12 @@ func path(_ fixes: ArraySlice<Location>) -> Double {
         // A precise receiver starting at a steady 1.5 m/s (the F9K's starts include 1.54, 1.53, 1.51 m/s): the speed
         // does not double, but the fix moves further than its 1 s increments ever do, so the output leaves the stop at
         // the first moving epoch instead of waiting for the speed to settle the question.
-        var truth: [(e: Double, n: Double, speed: Double, course: Double)] = []
-        for i in 0..<30 { truth.append((Double(i) * 8, 0, 8, 90)) }
-        for _ in 0..<60 { truth.append((240, 0, 0, 0)) }
-        for i in 1...30 { truth.append((240 + Double(i) * 1.5, 0, 1.5, 90)) }
-        let track = Track(truth: truth)
+        let track = Track.stopAndGo(stopSeconds: 60, thenSpeed: 1.5)
         let raw = track.fixes(accuracy: 0.1, seed: 6, speedNoise: 0.01)
-        var smoother = PositionSmoother()
-        var sm: [Location] = []
-        for f in raw { sm.append(smoother.process(fix: f)) }
-        print("gentle start: errors \((90...93).map { track.error(sm[$0], $0) })")
-        #expect(sm[85].isStationary == true)
-        for i in 90...93 { #expect(track.error(sm[i], i) < 0.75) }
+        let (sm, stationary) = smoothed(raw)
+        print("gentle start: errors \((90...94).map { track.error(sm[$0], $0) })")
+        #expect(stationary[85])
+        for i in 90...94 { #expect(track.error(sm[i], i) < 0.75) }
     }
 
     @Test func singleOutlierIsRejected() {
