@@ -177,7 +177,7 @@ extension PositionSmoother {
                 // Left on the receiver's speed alone: kept for an epoch or two, in case it was a speed spike while
                 // parked (phones report ~1 m/s for a second or two where the vehicle does not move).
                 if accVar == nil, let sp = speed, let h = held {
-                    suspendedStop = SuspendedStop(held: h, sum: stopSum, count: stopCount, start: stopStart, speed: sp, epochs: 1)
+                    suspendedStop = SuspendedStop(held: h, sum: stopSum, count: stopCount, start: stopStart, speed: sp, since: t)
                 }
                 stopSum = (0, 0); stopCount = 0
                 held = nil
@@ -191,13 +191,12 @@ extension PositionSmoother {
         }
         if let sus = suspendedStop {
             if let sp = speed, sp >= s.stationaryExitSpeedMetersPerSecond {
-                // A start from rest accelerates (v ∝ t: the speed doubles from its first second to the next; 1.5 is
-                // the tolerance) or keeps the exit speed for a third epoch.
-                if sp >= 1.5 * sus.speed || sus.epochs >= 2 {
-                    suspendedStop = nil
-                } else {
-                    suspendedStop?.speed = sp; suspendedStop?.epochs += 1
-                }
+                // A start from rest accelerates (v ∝ t: the speed doubles from its first second at the exit speed to
+                // the next; 1.5 × that first speed is the tolerance) or keeps the exit speed as long as a stop must stay slow to begin
+                // (`stationaryEnterSeconds`, at 1 Hz the third epoch): in time, not epochs, so that at 5 or 10 Hz a
+                // spike of a second is not taken for a start.
+                let held = Double(t.nanosecondsSince1970 - sus.since.nanosecondsSince1970) / 1e9
+                if sp >= 1.5 * sus.speed || held >= s.stationaryEnterSeconds { suspendedStop = nil }
             } else if speed != nil {
                 // Back below the exit speed: it was a spike. The stop goes on where it was.
                 isStationary = true

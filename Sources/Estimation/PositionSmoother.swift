@@ -159,8 +159,9 @@ public struct PositionSmoother: Sendable {
         var sum: (east: Double, north: Double)
         var count: Int
         var start: Timestamp?
+        /// The first speed at or above the exit speed, and when it came.
         var speed: Double
-        var epochs: Int
+        var since: Timestamp
     }
     var suspendedStop: SuspendedStop?
     /// The last fix used, in the local frame (m).
