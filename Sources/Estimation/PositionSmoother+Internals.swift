@@ -174,8 +174,8 @@ extension PositionSmoother {
             if speed == nil && accVar == nil { leave = true }
             if leave {
                 isStationary = false
-                // Left on the receiver's speed alone: kept for an epoch or two, in case it was a speed spike while
-                // parked (phones report ~1 m/s for a second or two where the vehicle does not move).
+                // Left on the receiver's speed alone: kept until the next epochs tell, in case it was a speed spike
+                // while parked (phones report ~1 m/s for a second or two where the vehicle does not move).
                 if accVar == nil, let sp = speed, let h = held {
                     suspendedStop = SuspendedStop(held: h, sum: stopSum, count: stopCount, start: stopStart, speed: sp, since: t)
                 }
@@ -192,11 +192,10 @@ extension PositionSmoother {
         if let sus = suspendedStop {
             if let sp = speed, sp >= s.stationaryExitSpeedMetersPerSecond {
                 // A start from rest accelerates (v ∝ t: the speed doubles from its first second at the exit speed to
-                // the next; 1.5 × that first speed is the tolerance) or keeps the exit speed as long as a stop must stay slow to begin
-                // (`stationaryEnterSeconds`, at 1 Hz the third epoch): in time, not epochs, so that at 5 or 10 Hz a
-                // spike of a second is not taken for a start.
-                let held = Double(t.nanosecondsSince1970 - sus.since.nanosecondsSince1970) / 1e9
-                if sp >= 1.5 * sus.speed || held >= s.stationaryEnterSeconds { suspendedStop = nil }
+                // the next; 1.5 × that first speed is the tolerance) or keeps the exit speed as long as a stop must
+                // stay slow to begin (`stationaryEnterSeconds`, at 1 Hz the third epoch): in time, not epochs, so
+                // that at 5 or 10 Hz a spike of a second is not taken for a start.
+                if sp >= 1.5 * sus.speed || sus.since.seconds(to: t) >= s.stationaryEnterSeconds { suspendedStop = nil }
             } else if speed != nil {
                 // Back below the exit speed: it was a spike. The stop goes on where it was.
                 isStationary = true
@@ -344,6 +343,13 @@ extension PositionSmoother {
         return Swift.max(0, below.value - s1)
     }
 
+    /// How far (m) two positions whose difference has this per-axis variance may lie apart before it is motion:
+    /// `holdDeadbandRadiusFactor` × the difference's 68 % radius, at least `holdMinimumDeadbandMeters`.
+    func holdDeadband(variance: Double) -> Double {
+        Swift.max(settings.holdMinimumDeadbandMeters,
+                  settings.holdDeadbandRadiusFactor * HorizontalError.radius68PerSigma * variance.squareRoot())
+    }
+
     /// The learned split of the receiver's per-axis variance for the current claim.
     var errorEstimate: ErrorStructure.Estimate { errorStructure.lags.estimate(claim: claimedVariance) }
 
@@ -361,23 +367,22 @@ extension PositionSmoother {
             let q = nf.enu(latitudeDegrees: pg.latitudeDegrees, longitudeDegrees: pg.longitudeDegrees)
             return (q.east, q.north)
         }
-        if let h = held { let m = move((h.east, h.north)); held = (m.east, m.north, h.variance) }
-        if stopCount > 0 {
-            let c = Double(stopCount)
-            let m = move((stopSum.east / c, stopSum.north / c))
-            stopSum = (m.east * c, m.north * c)
+        // A sum of `count` positions: its mean moved, times the count.
+        func moveSum(_ sum: (east: Double, north: Double), _ count: Int) -> (east: Double, north: Double) {
+            guard count > 0 else { return sum }
+            let c = Double(count)
+            let m = move((sum.east / c, sum.north / c))
+            return (m.east * c, m.north * c)
         }
+        if let h = held { let m = move((h.east, h.north)); held = (m.east, m.north, h.variance) }
+        stopSum = moveSum(stopSum, stopCount)
         if let o = outputENU { outputENU = move(o) }
         if let l = lastFixENU { lastFixENU = move(l) }
         if let p = provisional { provisional = move(p) }
         if var sus = suspendedStop {
             let h = move((sus.held.east, sus.held.north))
             sus.held = (h.east, h.north, sus.held.variance)
-            if sus.count > 0 {
-                let c = Double(sus.count)
-                let m = move((sus.sum.east / c, sus.sum.north / c))
-                sus.sum = (m.east * c, m.north * c)
-            }
+            sus.sum = moveSum(sus.sum, sus.count)
             suspendedStop = sus
         }
     }
@@ -435,11 +440,8 @@ extension PositionSmoother {
                     // (S(T) − S(1 s) at the stop's duration T): the mean leaving the held point by that much is the
                     // receiver's wander, not motion.
                     var wander = 0.0
-                    if let t0 = stopStart, let t1 = time {
-                        wander = Self.parkedWander(errorStructure.lags, seconds: Double(t1.nanosecondsSince1970 - t0.nanosecondsSince1970) / 1e9)
-                    }
-                    let deadband = Swift.max(settings.holdMinimumDeadbandMeters, settings.holdDeadbandRadiusFactor
-                                             * HorizontalError.radius68PerSigma * (Swift.min(h.variance, white) + meanVariance + wander).squareRoot())
+                    if let t0 = stopStart, let t1 = time { wander = Self.parkedWander(errorStructure.lags, seconds: t0.seconds(to: t1)) }
+                    let deadband = holdDeadband(variance: Swift.min(h.variance, white) + meanVariance + wander)
                     // (The held point is worth at most one fix's white variance, as the white variance is known now: a
                     // hold made before the first S(1 s) kept the claim's variance, 7 m² on MTV-2's first stop, and so
                     // an 8 m deadband for the whole stop.)
@@ -497,10 +499,8 @@ extension PositionSmoother {
         // than the receiver's 1 s increments show (2 × the 68 % radius of a 1 s increment, 2 S(1 s) per axis, as for
         // the hold's deadband): that is a start, not a spike (a precise receiver starting at a steady speed).
         if !isStationary, suspendedStop != nil, let m = measuredENU, let p = lastFixENU {
-            let deadband = Swift.max(settings.holdMinimumDeadbandMeters, settings.holdDeadbandRadiusFactor
-                                     * HorizontalError.radius68PerSigma * (2 * white).squareRoot())
             let fe = m.east - p.east, fn = m.north - p.north
-            if (fe * fe + fn * fn).squareRoot() > deadband { suspendedStop = nil }
+            if (fe * fe + fn * fn).squareRoot() > holdDeadband(variance: 2 * white) { suspendedStop = nil }
         }
         if !isStationary, let sus = suspendedStop {
             let de = e - sus.held.east, dn = n - sus.held.north

@@ -89,6 +89,21 @@ public enum SmoothingEvaluation {
         return stoppedKeys
     }
 
+    /// The fixes inside the truth's stops, one run per stop: consecutive fixes whose epochs are `stopped`, split where
+    /// two are more than 2.5 s apart. Fixes without a position or a truth epoch are passed over.
+    public static func stoppedRuns(_ fixes: [Location], truth: [Int64: Location], stopped: Set<Int64>) -> [[Location]] {
+        var runs: [[Location]] = [], current: [Location] = []
+        for f in fixes {
+            guard let t = f.time, f.latitudeDegrees != nil, f.longitudeDegrees != nil, truth[key(t)] != nil else { continue }
+            if stopped.contains(key(t)) {
+                if let last = current.last?.time, t.secondsSince1970 - last.secondsSince1970 > 2.5 { runs.append(current); current = [] }
+                current.append(f)
+            } else if !current.isEmpty { runs.append(current); current = [] }
+        }
+        if !current.isEmpty { runs.append(current) }
+        return runs
+    }
+
     /// An epoch's key: its time in centiseconds (rounded), so fixes and truth match by time stamp.
     public static func key(_ t: Timestamp) -> Int64 { (t.nanosecondsSince1970 + 5_000_000) / 10_000_000 }
 
@@ -102,9 +117,6 @@ public enum SmoothingEvaluation {
     static func stats(_ fixes: [Location], _ truth: [Int64: Location], _ stopped: Set<Int64>) -> (ErrorStats, Int, Double) {
         var errors: [Double] = []
         var within = 0, withAccuracy = 0, speedWithin = 0, speedCount = 0, courseWithin = 0, courseCount = 0
-        // Stopped segments of this fix stream: consecutive matched epochs inside stopped truth.
-        var segments: [[(t: Double, lat: Double, lon: Double)]] = []
-        var current: [(t: Double, lat: Double, lon: Double)] = []
         for f in fixes {
             guard let t = f.time, let lat = f.latitudeDegrees, let lon = f.longitudeDegrees,
                   let tr = truth[key(t)], let tlat = tr.latitudeDegrees, let tlon = tr.longitudeDegrees else { continue }
@@ -119,12 +131,10 @@ public enum SmoothingEvaluation {
                let a = f.courseAccuracyDegrees {
                 courseCount += 1; if abs(Angle.normalizedDegrees(c - tc + 180) - 180) <= a { courseWithin += 1 }
             }
-            if stopped.contains(key(t)) {
-                if let last = current.last, t.secondsSince1970 - last.t > 2.5 { segments.append(current); current = [] }
-                current.append((t.secondsSince1970, lat, lon))
-            } else if !current.isEmpty { segments.append(current); current = [] }
         }
-        if !current.isEmpty { segments.append(current) }
+        let segments = stoppedRuns(fixes, truth: truth, stopped: stopped).map { run in
+            run.map { (t: $0.time!.secondsSince1970, lat: $0.latitudeDegrees!, lon: $0.longitudeDegrees!) }
+        }
         var st = ErrorStats()
         let sorted = errors.sorted()
         st.count = sorted.count

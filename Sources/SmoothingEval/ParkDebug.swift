@@ -7,17 +7,10 @@ import LocationCore
 /// ended early), and the settled parked path (after each stop's first 5 s). PARKJ=<row name>: every step of that row's
 /// stops that moves the output, with its time, the output's accuracy and speed.
 func parkDebug(_ name: String, _ sm: [Location], _ truth: [Location]) {
-    let stopped = SmoothingEvaluation.stoppedEpochs(SmoothingEvaluation.truthWithMotion(truth))
-    var segs: [[Location]] = []
-    var cur: [Location] = []
-    for f in sm {
-        guard let t = f.time, f.latitudeDegrees != nil else { continue }
-        if stopped.contains(SmoothingEvaluation.key(t)) {
-            if let l = cur.last, t.secondsSince1970 - l.time!.secondsSince1970 > 2.5 { segs.append(cur); cur = [] }
-            cur.append(f)
-        } else if !cur.isEmpty { segs.append(cur); cur = [] }
-    }
-    if !cur.isEmpty { segs.append(cur) }
+    let sortedTruth = SmoothingEvaluation.truthWithMotion(truth)
+    var byKey: [Int64: Location] = [:]
+    for t in sortedTruth { byKey[SmoothingEvaluation.key(t.time!)] = t }
+    let segs = SmoothingEvaluation.stoppedRuns(sm, truth: byKey, stopped: SmoothingEvaluation.stoppedEpochs(sortedTruth))
     var byStep = [Double](repeating: 0, count: 6)
     var laterHeld = 0.0, laterMoving = 0.0, laterHeldJumps = 0, laterMovingSteps = 0, secs = 0.0
     let listed = ProcessInfo.processInfo.environment["PARKJ"] == name

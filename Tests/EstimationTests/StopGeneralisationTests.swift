@@ -37,10 +37,6 @@ import TestSupport
         return Run(raw: raw, out: out, truthEast: truthEast, spikeAt: spikeAt, firstFast: firstFast)
     }
 
-    static func moved(_ a: Location, _ b: Location) -> Double {
-        LocalTangentFrame.distanceMeters(a.latitudeDegrees!, a.longitudeDegrees!, b.latitudeDegrees!, b.longitudeDegrees!)
-    }
-
     @Test(arguments: [1.0, 5.0, 10.0])
     func spikesAreHeldAndStartsFollowedAtEveryRate(_ rate: Double) {
         let window = PositionSmoother.Settings.default.stationaryEnterSeconds
@@ -49,10 +45,10 @@ import TestSupport
                 for seed in UInt64(1)...3 {
                     let r = Self.run(rate: rate, accel: accel, noise: noise, seed: seed)
                     // The spike (and 3 s after it) draws no path.
-                    let spikePath = ((r.spikeAt)..<(r.spikeAt + Int(4 * rate))).reduce(0.0) { $0 + Self.moved(r.out[$1 - 1], r.out[$1]) }
+                    let spikePath = path(r.out[(r.spikeAt - 1)..<(r.spikeAt + Int(4 * rate))])
                     // The start: how long the output stays where it was held after the first fix at the exit speed.
                     var held = 0
-                    while r.firstFast + held + 1 < r.out.count, Self.moved(r.out[r.firstFast + held], r.out[r.firstFast + held + 1]) == 0 { held += 1 }
+                    while r.firstFast + held + 1 < r.out.count, path(r.out[(r.firstFast + held)...(r.firstFast + held + 1)]) == 0 { held += 1 }
                     let heldSeconds = Double(held) / rate
                     print("rate \(rate) a \(accel) noise \(noise) seed \(seed): spike path \(spikePath) m, start held \(heldSeconds) s")
                     #expect(spikePath == 0, "rate \(rate) a \(accel) noise \(noise) seed \(seed)")
