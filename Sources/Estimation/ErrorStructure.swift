@@ -325,10 +325,20 @@ extension ErrorStructure {
             let quarter = structure(lag: top - 2) ?? base
             let growth = sTop - base
             let rising = growth > 0 ? Swift.min(1, Swift.max(0, (sTop - quarter) / growth / 0.75)) : 0
-            let plateau = Self.plateau(base: base, quarter: quarter, top: sTop)
+            // Only significant evidence raises the claim: the largest of several noisy estimates is biased up, and a
+            // white receiver's S(L) at a lag with 3–7 independent samples came out 5–9 % above its honest claim, a
+            // spurious slow part that no averaging removes (at 5–10 Hz, where the white part averages to little, it
+            // was most of the radius). S(L) counts where it is above the claim beyond two standard errors (S/√N for N
+            // independent samples); the levelling-off is fitted only where the rise from L/4 to L is beyond two
+            // standard errors of what a flat structure (S ≡ the white level) would show, as for the moving structure.
+            let nTop = independentSamples(lag: top), nQuarter = Swift.max(independentSamples(lag: top - 2), 1e-9)
+            let significantRise = sTop - quarter > 2 * base * (1 / nTop + 1 / nQuarter).squareRoot()
+            let aboveClaim = sTop - claim > 2 * sTop / nTop.squareRoot()
+            let plateau = significantRise ? Self.plateau(base: base, quarter: quarter, top: sTop) : 0
+            let raise = aboveClaim ? sTop : 0
             // The claim is a floor the data can raise (a wander larger than claimed, seen levelling off or not) but not
             // lower: a bias that does not change within the longest lag looks exactly like a pessimistic claim.
-            let total = Swift.max(claim, sTop, plateau.isFinite ? plateau : 0, moving)
+            let total = Swift.max(claim, raise, plateau.isFinite ? plateau : 0, moving)
             return ErrorStructure.Estimate(white: white, total: total, longestLagSeconds: Double(1 << top),
                             evidence: independentSamples(lag: top), rising: rising)
         }

@@ -5,6 +5,12 @@ struct KalmanFilter: Sendable {
     var x = InlineArray<6, Double>(repeating: 0)
     /// Covariance, row-major 6×6.
     var p = InlineArray<36, Double>(repeating: 0)
+    /// The covariance of the estimate's *real* error, row-major 6×6: the filter's own gains applied, but with the
+    /// noise the data shows (`update`'s `rTrue`, the process noise × `trueProcessScale`) and no wander in the
+    /// error state (what the receiver's error does not average is counted apart). What the accuracy reports.
+    var pt = InlineArray<36, Double>(repeating: 0)
+    /// The share of the modelled process noise the vehicle's real motion shows (≤ 1), for `pt`.
+    var trueProcessScale = 1.0
 
     init() {}
 
@@ -38,11 +44,28 @@ struct KalmanFilter: Sendable {
         p[0 * 6 + 0] += qPos; p[0 * 6 + 2] += qPosVel; p[2 * 6 + 0] += qPosVel; p[2 * 6 + 2] += qVel
         p[1 * 6 + 1] += qPos; p[1 * 6 + 3] += qPosVel; p[3 * 6 + 1] += qPosVel; p[3 * 6 + 3] += qVel
         p[4 * 6 + 4] += qBias; p[5 * 6 + 5] += qBias
+        for j in 0..<6 {
+            pt[0 * 6 + j] += dt * pt[2 * 6 + j]
+            pt[1 * 6 + j] += dt * pt[3 * 6 + j]
+            pt[4 * 6 + j] *= phi
+            pt[5 * 6 + j] *= phi
+        }
+        for i in 0..<6 {
+            pt[i * 6 + 0] += dt * pt[i * 6 + 2]
+            pt[i * 6 + 1] += dt * pt[i * 6 + 3]
+            pt[i * 6 + 4] *= phi
+            pt[i * 6 + 5] *= phi
+        }
+        let a = trueProcessScale
+        pt[0 * 6 + 0] += a * qPos; pt[0 * 6 + 2] += a * qPosVel; pt[2 * 6 + 0] += a * qPosVel; pt[2 * 6 + 2] += a * qVel
+        pt[1 * 6 + 1] += a * qPos; pt[1 * 6 + 3] += a * qPosVel; pt[3 * 6 + 1] += a * qPosVel; pt[3 * 6 + 3] += a * qVel
     }
 
     /// A 2-row measurement z = x[a0] + x[b0] (b0 < 0: absent), x[a1] + x[b1], with covariance r (2×2 row-major).
     /// Returns the innovation, its covariance S and the normalised innovation squared (χ², 2 dof).
-    func innovation(_ z: (Double, Double), a: (Int, Int), b: (Int, Int), r: (Double, Double, Double, Double))
+    /// `mutating` though it changes nothing: called on the smoother's stored filter from its mutating methods, a
+    /// non-mutating call copied the whole filter (600 bytes with `pt`) first; that copy cost more than `pt`'s update.
+    mutating func innovation(_ z: (Double, Double), a: (Int, Int), b: (Int, Int), r: (Double, Double, Double, Double))
         -> (y: (Double, Double), s: (Double, Double, Double, Double), nis: Double) {
         let y0 = z.0 - x[a.0] - (b.0 >= 0 ? x[b.0] : 0)
         let y1 = z.1 - x[a.1] - (b.1 >= 0 ? x[b.1] : 0)
@@ -65,7 +88,9 @@ struct KalmanFilter: Sendable {
 
     /// Applies the measurement of `innovation`: the Joseph form's covariance, computed expanded (symmetric by
     /// construction; a variance that rounding would take below zero is set to zero).
-    mutating func update(_ z: (Double, Double), a: (Int, Int), b: (Int, Int), r: (Double, Double, Double, Double)) {
+    /// `rTrue`: the measurement's real noise, for `pt` (nil: `r`).
+    mutating func update(_ z: (Double, Double), a: (Int, Int), b: (Int, Int), r: (Double, Double, Double, Double),
+                         rTrue: (Double, Double, Double, Double)? = nil) {
         let (y, s, _) = innovation(z, a: a, b: b, r: r)
         let det = s.0 * s.3 - s.1 * s.2
         guard det > 0, det.isFinite else { return }
@@ -87,14 +112,38 @@ struct KalmanFilter: Sendable {
         // The same matrix for any gain, symmetric by construction, in O(n²) from P Hᵀ and K instead of two 6×6
         // products (half of a smoothed fix's time went there).
         for i in 0..<6 {
-            let ks0 = k0[i] * s.0 + k1[i] * s.2, ks1 = k0[i] * s.1 + k1[i] * s.3
+            // (K S − P Hᵀ) per row first: the entry is then P − K (P Hᵀ)ᵀ + (K S − P Hᵀ) Kᵀ, 4 products instead of 6.
+            let ki0 = k0[i], ki1 = k1[i]
+            let u0 = ki0 * s.0 + ki1 * s.2 - ph0[i], u1 = ki0 * s.1 + ki1 * s.3 - ph1[i]
             for j in i..<6 {
-                let v = p[i * 6 + j] - k0[i] * ph0[j] - k1[i] * ph1[j] - ph0[i] * k0[j] - ph1[i] * k1[j]
-                    + ks0 * k0[j] + ks1 * k1[j]
+                let v = p[i * 6 + j] - ki0 * ph0[j] - ki1 * ph1[j] + u0 * k0[j] + u1 * k1[j]
                 p[i * 6 + j] = v
                 p[j * 6 + i] = v
             }
-            if p[i * 6 + i] < 0 { p[i * 6 + i] = 0 }
+            if p[i * 7] < 0 { p[i * 7] = 0 }
+        }
+        // The real error with the same gain: (I − K H) Pt (I − K H)ᵀ + K Rt Kᵀ, likewise with Pt Hᵀ and
+        // St = H Pt Hᵀ + Rt.
+        let rt = rTrue ?? r
+        var qh0 = InlineArray<6, Double>(repeating: 0), qh1 = InlineArray<6, Double>(repeating: 0)
+        for i in 0..<6 {
+            qh0[i] = pt[i * 6 + a.0] + (b.0 >= 0 ? pt[i * 6 + b.0] : 0)
+            qh1[i] = pt[i * 6 + a.1] + (b.1 >= 0 ? pt[i * 6 + b.1] : 0)
+        }
+        let t00 = qh0[a.0] + (b.0 >= 0 ? qh0[b.0] : 0) + rt.0
+        let t01 = qh1[a.0] + (b.0 >= 0 ? qh1[b.0] : 0) + rt.1
+        let t10 = qh0[a.1] + (b.1 >= 0 ? qh0[b.1] : 0) + rt.2
+        let t11 = qh1[a.1] + (b.1 >= 0 ? qh1[b.1] : 0) + rt.3
+        for i in 0..<6 {
+            let ki0 = k0[i], ki1 = k1[i]
+            let u0 = ki0 * t00 + ki1 * t10 - qh0[i], u1 = ki0 * t01 + ki1 * t11 - qh1[i]
+            for j in i..<6 {
+                let v = pt[i * 6 + j] - ki0 * qh0[j] - ki1 * qh1[j] + u0 * k0[j] + u1 * k1[j]
+                pt[i * 6 + j] = v
+                pt[j * 6 + i] = v
+            }
+            if pt[i * 7] < 0 { pt[i * 7] = 0 }
         }
     }
+
 }

@@ -53,6 +53,9 @@ extension PositionSmoother {
         kf[4, 4] = f * varE; kf[5, 5] = f * varN
         kf[0, 4] = -f * varE; kf[4, 0] = -f * varE
         kf[1, 5] = -f * varN; kf[5, 1] = -f * varN
+        // The real error: the first fix's, in position (its white noise, taken as the claim until it is learned),
+        // none in the error state (what the receiver's error does not average is counted apart).
+        kf.pt[0 * 6 + 0] = varE; kf.pt[1 * 6 + 1] = varN; kf.pt[2 * 6 + 2] = vv; kf.pt[3 * 6 + 3] = vv
         lastReportedVariance = (varE + varN) / 2
         claimedVariance = Self.claimedVariance(fix, settings: settings) ?? lastReportedVariance
         time = t
@@ -112,6 +115,9 @@ extension PositionSmoother {
         let phi = exp(-dt / s.correlatedErrorTimeConstantSeconds)
         let scale = s.adaptiveMeasurementNoise ? adaptiveScale : 1
         let qb = s.correlatedErrorFraction * lastReportedVariance * scale * (1 - phi * phi)
+        // The vehicle's real motion against the filter's acceleration noise: what the velocity innovations show
+        // (`velocityPriorScale`, ≤ 1), once learned.
+        kf.trueProcessScale = velocityPriorCount > 0 ? Swift.min(1, velocityPriorScale) : 1
         kf.predictConstantVelocity(dt: dt, phi: phi, qPos: qd * dt * dt * dt / 3, qPosVel: qd * dt * dt / 2,
                                    qVel: qd * dt, qBias: qb, u: u)
         resetInertialIntegration()
@@ -284,7 +290,8 @@ extension PositionSmoother {
                     velocityErrorCovariance = (e00, e01, e11)
                 }
             }
-            kf.update(z, a: (2, 3), b: (-1, -1), r: r)
+            let rt = dopplerCount >= 30 && dopplerNoiseRobust.isFinite ? dopplerNoiseRobust : nil
+            kf.update(z, a: (2, 3), b: (-1, -1), r: r, rTrue: rt.map { ($0, 0, 0, $0) })
         }
         if inn.nis.isFinite {
             velocityInnovations += 1
@@ -412,6 +419,13 @@ extension PositionSmoother {
         let sen = kf[0, 1] + kf[4, 5] + kf[0, 5] + kf[4, 1]
         var pee = Swift.max(0, see) * inflate + learned.slow, pnn = Swift.max(0, snn) * inflate + learned.slow
         var pen = sen * inflate
+        if learned.white != nil {
+            // Once the receiver's white noise is known: the estimate's real error (`KalmanFilter.pt`: the filter's own
+            // gains with the white noise the fixes show and the motion the velocity innovations show) plus what no
+            // averaging removes. The filter's covariance assumes its own model (its share of the claim white, its
+            // acceleration noise), which at 5–10 Hz made the radius twice the error.
+            pee = kf.pt[0] + learned.slow; pnn = kf.pt[7] + learned.slow; pen = kf.pt[1]
+        }
         var offset = 0.0
         if isStationary {
             // Held at the mean of the fixes since the stop began (the best static estimate, seeded with the moving

@@ -16,5 +16,7 @@ extension PositionSmoother {
         // Motion during the jump is unknown: open position and velocity as on leaving a stop.
         kf[0, 0] += 1; kf[1, 1] += 1
         kf[2, 2] += 4; kf[3, 3] += 4
+        kf.pt[0 * 6 + 0] += 1; kf.pt[1 * 6 + 1] += 1
+        kf.pt[2 * 6 + 2] += 4; kf.pt[3 * 6 + 3] += 4
     }
 }

@@ -254,7 +254,8 @@ public struct PositionSmoother: Sendable {
             positionConsistency += w * (Swift.min(inn.nis, 4 * settings.positionGateChiSquare) / 2 - positionConsistency)
         }
         adapt(innovation: inn, reported: (1 - f) * (varE + varN) / 2, r: r)
-        kf.update((z.east, z.north), a: (0, 1), b: (4, 5), r: r)
+        // The real error's share: the white noise the fixes' increments show (the last estimate's), once known.
+        kf.update((z.east, z.north), a: (0, 1), b: (4, 5), r: r, rTrue: fittedWhite.map { ($0, 0, 0, $0) })
         learnErrorStructure(fix: fix, t: t, z: (z.east, z.north))
         if isStationary {
             zeroVelocityUpdate()

@@ -32,3 +32,33 @@ func parkDebug(_ name: String, _ sm: [Location], _ truth: [Location]) {
     func p(_ x: Double) -> String { f(x / secs * 180) }
     print("PARK \(name): \(segs.count) stops, mean \(f(secs / Double(max(1, segs.count)))) s; per 180 s: steps 1…5 \((1...5).map { p(byStep[$0]) }.joined(separator: " ")), later held \(p(laterHeld)) (\(laterHeldJumps) jumps), later not held \(p(laterMoving)) (\(laterMovingSteps) steps)")
 }
+
+/// STOPDIAG=<row name>: each of the truth's stops: its duration, the truth's own path in it, the mean error of the
+/// raw and the smoothed fixes, and the mean distance between the smoothed output and the raw fixes.
+func stopDiag(_ name: String, _ raw: [Location], _ sm: [Location], _ truth: [Location]) {
+    guard ProcessInfo.processInfo.environment["STOPDIAG"] == name else { return }
+    let sortedTruth = SmoothingEvaluation.truthWithMotion(truth)
+    var byKey: [Int64: Location] = [:]
+    for t in sortedTruth { byKey[SmoothingEvaluation.key(t.time!)] = t }
+    var rawByKey: [Int64: Location] = [:]
+    for r in raw { if let t = r.time { rawByKey[SmoothingEvaluation.key(t)] = r } }
+    func d(_ a: Location, _ b: Location) -> Double {
+        LocalTangentFrame.distanceMeters(a.latitudeDegrees!, a.longitudeDegrees!, b.latitudeDegrees!, b.longitudeDegrees!)
+    }
+    let segs = SmoothingEvaluation.stoppedRuns(sm, truth: byKey, stopped: SmoothingEvaluation.stoppedEpochs(sortedTruth))
+    for s in segs where s.count >= 2 {
+        var truthPath = 0.0, er = 0.0, es = 0.0, dsr = 0.0, n = 0.0, erMax = 0.0, esMax = 0.0
+        var prevT: Location?
+        for x in s {
+            let k = SmoothingEvaluation.key(x.time!)
+            guard let tr = byKey[k], let r = rawByKey[k] else { continue }
+            if let p = prevT { truthPath += d(p, tr) }
+            prevT = tr
+            er += d(r, tr); es += d(x, tr); dsr += d(x, r); n += 1
+            erMax = max(erMax, d(r, tr)); esMax = max(esMax, d(x, tr))
+        }
+        let held = s.filter { $0.isStationary == true }.count
+        let acc = s.compactMap(\.horizontalAccuracyMeters).sorted()
+        print("STOP \(f(s[0].time!.secondsSince1970)) \(s.count) fixes (\(held) held, acc p50 \(f(acc[acc.count / 2]))), truth path \(f(truthPath)), err raw \(f(er / n)) (max \(f(erMax))) sm \(f(es / n)) (max \(f(esMax))), sm–raw \(f(dsr / n))")
+    }
+}

@@ -80,6 +80,7 @@ func row(_ name: String, runs: [(fixes: [Location], truth: [Location])], setting
     let sm = runs.flatMap { SmoothingEvaluation.smooth($0.fixes, settings: st) }
     if ProcessInfo.processInfo.environment["DEBUG"] != nil { debugStructure(raw, st) }
     let r = SmoothingEvaluation.evaluate(raw: raw, smoothed: sm, truth: truth)
+    stopDiag(name, raw, sm, truth)
     if ProcessInfo.processInfo.environment["PARK"] != nil {
         parkDebug(name, sm, truth)
         print("PARK \(name): settled parked path /180 s raw \(f(r.raw.settledParkedPathPer180s)) smoothed \(f(r.smoothed.settledParkedPathPer180s))")
@@ -260,8 +261,8 @@ if let name = ProcessInfo.processInfo.environment["COURSEDEBUG"], let c = cases.
         print("band \(b): n \(x.count) err p50 \(f(e[e.count / 2])) p68 \(f(e[e.count * 68 / 100])) claim p50 \(f(a[a.count / 2])) within \(f(w))")
     }
 }
-// SPLIT=k (RATE=…): catalogue receiver k, seed 1: the learned split every 600 s and the within-share while moving and
-// while stationary.
+// SPLIT=k (RATE=…): catalogue receiver k, seed 1: the learned split every 600 s (EVERY=seconds) with the stationary
+// structure's longest lag and the moving structure's trusted lag, and the within-share while moving and while stationary.
 if let k = ProcessInfo.processInfo.environment["SPLIT"].flatMap(Int.init) {
     var rc = SimulatedReceiver.catalogue[k]
     rc.rateHz = simulatedRate
@@ -284,9 +285,15 @@ if let k = ProcessInfo.processInfo.environment["SPLIT"].flatMap(Int.init) {
             fast.append((LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!, r.latitudeDegrees!, r.longitudeDegrees!), e))
         }
         rows.append((s.isStationary ?? false, e, s.horizontalAccuracyMeters!))
-        if i % Int(600 * simulatedRate) == 0 {
+        if i % Int((Double(ProcessInfo.processInfo.environment["EVERY"] ?? "") ?? 600) * simulatedRate) == 0 {
             let claim = pow((r.horizontalAccuracyMeters ?? 0) / 1.5096, 2)
             let est = sm.errorStructure.estimate(claim: claim)
+            let lg = sm.errorStructure.lags
+            var top = -1
+            for k in 2..<8 where lg.independentSamples(lag: k) >= 2 { top = k }
+            if top >= 2 {
+                print("   top \(1 << top) s N \(f(lg.independentSamples(lag: top))) S \(f(lg.structure(lag: top)!)) quarter \(f(lg.structure(lag: top - 2) ?? .nan)) S1 \(f(lg.structure(lag: 0) ?? .nan)) moving \(sm.errorStructure.trustedMovingLag().map { "lag \(1 << $0.lag) v \(f($0.value)) q \(f($0.quarter)) w \(f($0.white)) N \(f(lg.movingIndependentSamples(lag: $0.lag)))" } ?? "-")")
+            }
             print("[\(i)] claim \(claim) plain \(sm.errorStructure.lags.white ?? .nan) mp1 \(sm.errorStructure.movingPositionStructure(lag: 0) ?? .nan) pw \(sm.errorStructure.lags.positionWhite ?? .nan) w \(sm.adaptiveScale) c \(f(sm.errorStructure.velocityTimeTag)) white \(f(est.white ?? .nan)) total \(f(est.total)) slow \(f(est.slow)) acc \(f(s.horizontalAccuracyMeters!)) err \(f(e)) stat \(s.isStationary ?? false)")
         }
     }
