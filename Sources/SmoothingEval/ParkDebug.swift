@@ -1,6 +1,7 @@
 import Estimation
 import Foundation
 import LocationCore
+import TestSupport
 
 /// PARK=1: where in the truth's stops the smoothed output draws its parked path (per 180 s stopped): each stop's
 /// steps 1–5 (the braking into it), later steps while held (jumps of the hold) and later steps not held (the stop
@@ -60,5 +61,34 @@ func stopDiag(_ name: String, _ raw: [Location], _ sm: [Location], _ truth: [Loc
         let held = s.filter { $0.isStationary == true }.count
         let acc = s.compactMap(\.horizontalAccuracyMeters).sorted()
         print("STOP \(f(s[0].time!.secondsSince1970)) \(s.count) fixes (\(held) held, acc p50 \(f(acc[acc.count / 2]))), truth path \(f(truthPath)), err raw \(f(er / n)) (max \(f(erMax))) sm \(f(es / n)) (max \(f(esMax))), sm–raw \(f(dsr / n))")
+    }
+}
+
+/// DRHONEST=1: the outage receiver (catalogue row 10), seeds 1–8: at each truth epoch inside an outage (up to
+/// `maximumOutageSeconds`), the dead-reckoned fix's error against its accuracy; within-share by seconds into the outage.
+func drHonesty() {
+    guard ProcessInfo.processInfo.environment["DRHONEST"] != nil else { return }
+    let rc = SimulatedReceiver.catalogue[10]
+    var within = [Int](repeating: 0, count: 4), count = [Int](repeating: 0, count: 4)
+    var errSum = [Double](repeating: 0, count: 4), accSum = [Double](repeating: 0, count: 4)
+    for seed: UInt64 in 1...8 {
+        let (fixes, truth) = rc.run(seed: seed)
+        var byTime: [Int64: Location] = [:]
+        for f in fixes { byTime[f.time!.nanosecondsSince1970] = f }
+        var sm = PositionSmoother()
+        var lastFix: Double?
+        for tr in truth {
+            let t = tr.time!
+            if let f = byTime[t.nanosecondsSince1970] { _ = sm.process(fix: f); lastFix = t.secondsSince1970; continue }
+            guard let l = lastFix, let out = sm.predict(to: t), let acc = out.horizontalAccuracyMeters else { continue }
+            let into = t.secondsSince1970 - l
+            let k = into <= 5 ? 0 : into <= 10 ? 1 : into <= 20 ? 2 : 3
+            let e = LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!, out.latitudeDegrees!, out.longitudeDegrees!)
+            count[k] += 1; errSum[k] += e; accSum[k] += acc
+            if e <= acc { within[k] += 1 }
+        }
+    }
+    for (k, label) in ["≤5 s", "5–10 s", "10–20 s", "20–30 s"].enumerated() where count[k] > 0 {
+        print("DR \(label): n \(count[k]) within \(f(Double(within[k]) / Double(count[k]))) mean error \(f(errSum[k] / Double(count[k]))) mean accuracy \(f(accSum[k] / Double(count[k])))")
     }
 }

@@ -110,6 +110,7 @@ for (name, rawPath, truthPath, uere) in allCases {
         print("| \(name) | error: \(error) |")
     }
 }
+drHonesty()
 // Simulated receivers (Tests/TestSupport/SimulatedReceiver.swift): 30-minute stop-and-go drives, seeds 1…8, each
 // smoothed on its own, evaluated pooled.
 let simulatedSeeds = Int(ProcessInfo.processInfo.environment["SEEDS"] ?? "") ?? 8
