@@ -419,7 +419,7 @@ extension PositionSmoother {
         let sen = kf[0, 1] + kf[4, 5] + kf[0, 5] + kf[4, 1]
         var pee = Swift.max(0, see) * inflate + learned.slow, pnn = Swift.max(0, snn) * inflate + learned.slow
         var pen = sen * inflate
-        if learned.white != nil {
+        if learned.white != nil, kf.pt[0].isFinite, kf.pt[7].isFinite, kf.pt[1].isFinite {
             // Once the receiver's white noise is known: the estimate's real error (`KalmanFilter.pt`: the filter's own
             // gains with the white noise the fixes show and the motion the velocity innovations show) plus what no
             // averaging removes. The filter's covariance assumes its own model (its share of the claim white, its
