@@ -27,35 +27,11 @@ struct KalmanFilter: Sendable {
         x[0] += dt * x[2]; x[1] += dt * x[3]
         x[4] *= phi; x[5] *= phi
         if let u { x[0] += u.0; x[1] += u.1; x[2] += u.2; x[3] += u.3 }
-        // F P Fᵀ in place (no copies of the 288-byte matrix): first the rows (0, 1 gain dt × rows 2, 3, which this
-        // pass does not change; 4, 5 scale by φ), then the columns likewise. Same arithmetic as with copies.
-        for j in 0..<6 {
-            p[0 * 6 + j] += dt * p[2 * 6 + j]
-            p[1 * 6 + j] += dt * p[3 * 6 + j]
-            p[4 * 6 + j] *= phi
-            p[5 * 6 + j] *= phi
-        }
-        for i in 0..<6 {
-            p[i * 6 + 0] += dt * p[i * 6 + 2]
-            p[i * 6 + 1] += dt * p[i * 6 + 3]
-            p[i * 6 + 4] *= phi
-            p[i * 6 + 5] *= phi
-        }
+        Self.transition(&p, dt: dt, phi: phi)
         p[0 * 6 + 0] += qPos; p[0 * 6 + 2] += qPosVel; p[2 * 6 + 0] += qPosVel; p[2 * 6 + 2] += qVel
         p[1 * 6 + 1] += qPos; p[1 * 6 + 3] += qPosVel; p[3 * 6 + 1] += qPosVel; p[3 * 6 + 3] += qVel
         p[4 * 6 + 4] += qBias; p[5 * 6 + 5] += qBias
-        for j in 0..<6 {
-            pt[0 * 6 + j] += dt * pt[2 * 6 + j]
-            pt[1 * 6 + j] += dt * pt[3 * 6 + j]
-            pt[4 * 6 + j] *= phi
-            pt[5 * 6 + j] *= phi
-        }
-        for i in 0..<6 {
-            pt[i * 6 + 0] += dt * pt[i * 6 + 2]
-            pt[i * 6 + 1] += dt * pt[i * 6 + 3]
-            pt[i * 6 + 4] *= phi
-            pt[i * 6 + 5] *= phi
-        }
+        Self.transition(&pt, dt: dt, phi: phi)
         let a = trueProcessScale
         pt[0 * 6 + 0] += a * qPos; pt[0 * 6 + 2] += a * qPosVel; pt[2 * 6 + 0] += a * qPosVel; pt[2 * 6 + 2] += a * qVel
         pt[1 * 6 + 1] += a * qPos; pt[1 * 6 + 3] += a * qPosVel; pt[3 * 6 + 1] += a * qPosVel; pt[3 * 6 + 3] += a * qVel
@@ -123,7 +99,8 @@ struct KalmanFilter: Sendable {
             if p[i * 7] < 0 { p[i * 7] = 0 }
         }
         // The real error with the same gain: (I − K H) Pt (I − K H)ᵀ + K Rt Kᵀ, likewise with Pt Hᵀ and
-        // St = H Pt Hᵀ + Rt.
+        // St = H Pt Hᵀ + Rt. (The loop is written out twice on purpose: as one static helper taking the matrix inout,
+        // like `transition`, one update measured 761–781 ns against 691–711 ns.)
         let rt = rTrue ?? r
         var qh0 = InlineArray<6, Double>(repeating: 0), qh1 = InlineArray<6, Double>(repeating: 0)
         for i in 0..<6 {
@@ -146,4 +123,22 @@ struct KalmanFilter: Sendable {
         }
     }
 
+    /// F m Fᵀ in place (no copies of the 288-byte matrix) for the constant-velocity transition: first the rows (0, 1
+    /// gain dt × rows 2, 3, which this pass does not change; 4, 5 scale by φ), then the columns likewise. Same
+    /// arithmetic as with copies.
+    @inline(__always)
+    static func transition(_ m: inout InlineArray<36, Double>, dt: Double, phi: Double) {
+        for j in 0..<6 {
+            m[0 * 6 + j] += dt * m[2 * 6 + j]
+            m[1 * 6 + j] += dt * m[3 * 6 + j]
+            m[4 * 6 + j] *= phi
+            m[5 * 6 + j] *= phi
+        }
+        for i in 0..<6 {
+            m[i * 6 + 0] += dt * m[i * 6 + 2]
+            m[i * 6 + 1] += dt * m[i * 6 + 3]
+            m[i * 6 + 4] *= phi
+            m[i * 6 + 5] *= phi
+        }
+    }
 }

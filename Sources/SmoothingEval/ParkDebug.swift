@@ -64,31 +64,14 @@ func stopDiag(_ name: String, _ raw: [Location], _ sm: [Location], _ truth: [Loc
     }
 }
 
-/// DRHONEST=1: the outage receiver (catalogue row 10), seeds 1–8: at each truth epoch inside an outage (up to
-/// `maximumOutageSeconds`), the dead-reckoned fix's error against its accuracy; within-share by seconds into the outage.
+/// DRHONEST=1: the outage receiver, seeds 1–8: the dead-reckoned fixes' within-share, mean error and mean accuracy by
+/// how long the outage has lasted (`DeadReckoningHonesty`, Tests/TestSupport).
 func drHonesty() {
     guard ProcessInfo.processInfo.environment["DRHONEST"] != nil else { return }
-    let rc = SimulatedReceiver.catalogue[10]
-    var within = [Int](repeating: 0, count: 4), count = [Int](repeating: 0, count: 4)
-    var errSum = [Double](repeating: 0, count: 4), accSum = [Double](repeating: 0, count: 4)
-    for seed: UInt64 in 1...8 {
-        let (fixes, truth) = rc.run(seed: seed)
-        var byTime: [Int64: Location] = [:]
-        for f in fixes { byTime[f.time!.nanosecondsSince1970] = f }
-        var sm = PositionSmoother()
-        var lastFix: Double?
-        for tr in truth {
-            let t = tr.time!
-            if let f = byTime[t.nanosecondsSince1970] { _ = sm.process(fix: f); lastFix = t.secondsSince1970; continue }
-            guard let l = lastFix, let out = sm.predict(to: t), let acc = out.horizontalAccuracyMeters else { continue }
-            let into = t.secondsSince1970 - l
-            let k = into <= 5 ? 0 : into <= 10 ? 1 : into <= 20 ? 2 : 3
-            let e = LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!, out.latitudeDegrees!, out.longitudeDegrees!)
-            count[k] += 1; errSum[k] += e; accSum[k] += acc
-            if e <= acc { within[k] += 1 }
-        }
-    }
-    for (k, label) in ["≤5 s", "5–10 s", "10–20 s", "20–30 s"].enumerated() where count[k] > 0 {
-        print("DR \(label): n \(count[k]) within \(f(Double(within[k]) / Double(count[k]))) mean error \(f(errSum[k] / Double(count[k]))) mean accuracy \(f(accSum[k] / Double(count[k])))")
+    let receiver = SimulatedReceiver.catalogue.first { !$0.outages.isEmpty }!
+    let bands = DeadReckoningHonesty.measure(receiver, seeds: 1...8)
+    for (k, b) in bands.enumerated() where b.count > 0 {
+        let from = k == 0 ? 0 : DeadReckoningHonesty.bandEnds[k - 1]
+        print("DR \(f(from))–\(f(DeadReckoningHonesty.bandEnds[k])) s: n \(b.count) within \(f(b.withinShare)) mean error \(f(b.errorSum / Double(b.count))) mean accuracy \(f(b.accuracySum / Double(b.count)))")
     }
 }

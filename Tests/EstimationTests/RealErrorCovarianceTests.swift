@@ -55,29 +55,10 @@ extension RealErrorCovarianceTests {
     /// filter's own covariance).
     @Test func deadReckonedAccuracyIsNotOverConfident() {
         let receiver = SimulatedReceiver.catalogue.first { !$0.outages.isEmpty }!
-        var within = [0, 0, 0, 0], count = [0, 0, 0, 0]
-        for seed: UInt64 in 1...8 {
-            let (fixes, truth) = receiver.run(seed: seed)
-            var byTime: [Int64: Location] = [:]
-            for f in fixes { byTime[f.time!.nanosecondsSince1970] = f }
-            var sm = PositionSmoother()
-            var lastFix: Timestamp?
-            for tr in truth {
-                let t = tr.time!
-                if let f = byTime[t.nanosecondsSince1970] { _ = sm.process(fix: f); lastFix = t; continue }
-                guard let l = lastFix, let out = sm.predict(to: t), let acc = out.horizontalAccuracyMeters else { continue }
-                let into = l.seconds(to: t)
-                let k = into <= 5 ? 0 : into <= 10 ? 1 : into <= 20 ? 2 : 3
-                count[k] += 1
-                if LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!,
-                                                    out.latitudeDegrees!, out.longitudeDegrees!) <= acc { within[k] += 1 }
-            }
-        }
-        for k in 0..<4 {
-            let w = Double(within[k]) / Double(count[k])
-            print("dead reckoning band \(k): \(count[k]) epochs, within \(w)")
-            #expect(count[k] >= 100)
-            #expect(w >= 0.6, "dead-reckoned accuracy over-confident in band \(k): \(w)")
+        for (k, band) in DeadReckoningHonesty.measure(receiver, seeds: 1...8).enumerated() {
+            print("dead reckoning up to \(DeadReckoningHonesty.bandEnds[k]) s: \(band.count) epochs, within \(band.withinShare)")
+            #expect(band.count >= 100)
+            #expect(band.withinShare >= 0.6, "dead-reckoned accuracy over-confident up to \(DeadReckoningHonesty.bandEnds[k]) s: \(band.withinShare)")
         }
     }
 }
