@@ -405,26 +405,26 @@ extension PositionSmoother {
         // The receiver's white variance for the stop hold: what its 1 s increments show (S(1 s), an upper bound: the
         // hold is worth no more than that), never more than it claims.
         let white = Swift.min(incrementWhite ?? claimedVariance, claimedVariance)
-        // The filter's own covariance (its average of the white noise) plus what no averaging removes.
-        // The filter averages with its adapted white variance; where the fixes' 1 s increments show more white noise
-        // than that (covariance matching cannot resolve a noise far below the process noise), what is left after the
-        // averaging is larger by the same ratio.
-        // (The filter's model of a fix's variance, white and its Gauss–Markov share together.)
-        let adaptedWhite = lastReportedVariance * (settings.adaptiveMeasurementNoise ? adaptiveScale : 1)
-        let whiteRatio = adaptedWhite > 0 ? (learned.white ?? 0) / adaptedWhite : 1
-        let inflate = Swift.max(1, positionConsistency, whiteRatio)
-        // The filter's uncertainty about where the receiver's fixes are centred (position + its modelled error state:
-        // what averaging the white noise leaves), scaled when its innovations show it too small.
-        let see = kf[0, 0] + kf[4, 4] + 2 * kf[0, 4], snn = kf[1, 1] + kf[5, 5] + 2 * kf[1, 5]
-        let sen = kf[0, 1] + kf[4, 5] + kf[0, 5] + kf[4, 1]
-        var pee = Swift.max(0, see) * inflate + learned.slow, pnn = Swift.max(0, snn) * inflate + learned.slow
-        var pen = sen * inflate
+        // What the position's error is, plus what no averaging removes (`learned.slow`).
+        var pee: Double, pnn: Double, pen: Double
         if learned.white != nil, kf.pt[0].isFinite, kf.pt[7].isFinite, kf.pt[1].isFinite {
             // Once the receiver's white noise is known: the estimate's real error (`KalmanFilter.pt`: the filter's own
-            // gains with the white noise the fixes show and the motion the velocity innovations show) plus what no
-            // averaging removes. The filter's covariance assumes its own model (its share of the claim white, its
-            // acceleration noise), which at 5–10 Hz made the radius twice the error.
+            // gains with the white noise the fixes show and the motion the velocity innovations show). The filter's
+            // covariance assumes its own model (its share of the claim white, its acceleration noise), which at
+            // 5–10 Hz made the radius twice the error.
             pee = kf.pt[0] + learned.slow; pnn = kf.pt[7] + learned.slow; pen = kf.pt[1]
+        } else {
+            // Before that: the filter's uncertainty about where the receiver's fixes are centred (position + its
+            // modelled error state: what averaging the white noise leaves), scaled up when its innovations show it too
+            // small, or when the fixes' 1 s increments show more white noise than the filter's adapted variance
+            // (covariance matching cannot resolve a noise far below the process noise).
+            let adaptedWhite = lastReportedVariance * (settings.adaptiveMeasurementNoise ? adaptiveScale : 1)
+            let whiteRatio = adaptedWhite > 0 ? (learned.white ?? 0) / adaptedWhite : 1
+            let inflate = Swift.max(1, positionConsistency, whiteRatio)
+            let see = kf[0, 0] + kf[4, 4] + 2 * kf[0, 4], snn = kf[1, 1] + kf[5, 5] + 2 * kf[1, 5]
+            let sen = kf[0, 1] + kf[4, 5] + kf[0, 5] + kf[4, 1]
+            pee = Swift.max(0, see) * inflate + learned.slow; pnn = Swift.max(0, snn) * inflate + learned.slow
+            pen = sen * inflate
         }
         var offset = 0.0
         if isStationary {

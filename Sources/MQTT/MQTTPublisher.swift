@@ -94,7 +94,7 @@ public final class MQTTPublisher: @unchecked Sendable {
     private let recoveredAtStart: Int
 
     /// Records recovered from the spool at start (from an earlier run).
-    public var recoveredRecords: Int { queue.pendingCount }
+    public var recoveredRecords: Int { recoveredAtStart }
 
     public func start() {
         let box = Unmanaged.passRetained(self).toOpaque()
