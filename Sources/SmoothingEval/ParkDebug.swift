@@ -35,7 +35,9 @@ func parkDebug(_ name: String, _ sm: [Location], _ truth: [Location]) {
 }
 
 /// STOPDIAG=<row name>: each of the truth's stops: its duration, the truth's own path in it, the mean error of the
-/// raw and the smoothed fixes, and the mean distance between the smoothed output and the raw fixes.
+/// raw and the smoothed fixes, and the mean distance between the smoothed output and the raw fixes. With
+/// STOPDIAG_T=<a stop's start, as printed>: every epoch of that stop, the raw and smoothed offsets east,north from the
+/// truth (m), the receiver's speed and whether the output is held.
 func stopDiag(_ name: String, _ raw: [Location], _ sm: [Location], _ truth: [Location]) {
     guard ProcessInfo.processInfo.environment["STOPDIAG"] == name else { return }
     let sortedTruth = SmoothingEvaluation.truthWithMotion(truth)
@@ -56,6 +58,12 @@ func stopDiag(_ name: String, _ raw: [Location], _ sm: [Location], _ truth: [Loc
             if let p = prevT { truthPath += d(p, tr) }
             prevT = tr
             er += d(r, tr); es += d(x, tr); dsr += d(x, r); n += 1
+            if let w = ProcessInfo.processInfo.environment["STOPDIAG_T"], f(s[0].time!.secondsSince1970) == w {
+                let fr = LocalTangentFrame(latitudeDegrees: tr.latitudeDegrees!, longitudeDegrees: tr.longitudeDegrees!)
+                let re = fr.enu(latitudeDegrees: r.latitudeDegrees!, longitudeDegrees: r.longitudeDegrees!)
+                let se = fr.enu(latitudeDegrees: x.latitudeDegrees!, longitudeDegrees: x.longitudeDegrees!)
+                print("  \(f(x.time!.secondsSince1970)) raw \(f(re.east)),\(f(re.north)) sm \(f(se.east)),\(f(se.north)) v \(r.speedMetersPerSecond ?? -1) st \(x.isStationary ?? false)")
+            }
             erMax = max(erMax, d(r, tr)); esMax = max(esMax, d(x, tr))
         }
         let held = s.filter { $0.isStationary == true }.count
