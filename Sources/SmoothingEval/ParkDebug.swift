@@ -83,3 +83,51 @@ func drHonesty() {
         print("DR \(f(from))–\(f(DeadReckoningHonesty.bandEnds[k])) s: n \(b.count) within \(f(b.withinShare)) mean error \(f(b.errorSum / Double(b.count))) mean accuracy \(f(b.accuracySum / Double(b.count)))")
     }
 }
+
+/// P95DIAG=<row name>: the epochs whose smoothed error is above the raw p95, by what the truth does there (turning,
+/// accelerating, cruising, stopped), with the error along and across the truth's track.
+func p95Diag(_ name: String, _ raw: [Location], _ sm: [Location], _ truth: [Location]) {
+    guard ProcessInfo.processInfo.environment["P95DIAG"] == name else { return }
+    let sortedTruth = SmoothingEvaluation.truthWithMotion(truth)
+    var byKey: [Int64: Int] = [:]
+    for (i, t) in sortedTruth.enumerated() { byKey[SmoothingEvaluation.key(t.time!)] = i }
+    var rawByKey: [Int64: Location] = [:]
+    for r in raw { if let t = r.time { rawByKey[SmoothingEvaluation.key(t)] = r } }
+    var rows: [(raw: Double, sm: Double, along: Double, across: Double, speed: Double, turn: Double, acc: Double, t: Double)] = []
+    for x in sm {
+        let k = SmoothingEvaluation.key(x.time!)
+        guard let i = byKey[k], let r = rawByKey[k], i > 0, i + 1 < sortedTruth.count else { continue }
+        let tr = sortedTruth[i], a = sortedTruth[i - 1], b = sortedTruth[i + 1]
+        let fr = LocalTangentFrame(latitudeDegrees: tr.latitudeDegrees!, longitudeDegrees: tr.longitudeDegrees!)
+        let s = fr.enu(latitudeDegrees: x.latitudeDegrees!, longitudeDegrees: x.longitudeDegrees!)
+        let rr = fr.enu(latitudeDegrees: r.latitudeDegrees!, longitudeDegrees: r.longitudeDegrees!)
+        let c = (tr.courseDegrees ?? 0) * .pi / 180
+        let along = s.east * sin(c) + s.north * cos(c), across = s.east * cos(c) - s.north * sin(c)
+        var turn = ((b.courseDegrees ?? 0) - (a.courseDegrees ?? 0)).truncatingRemainder(dividingBy: 360)
+        if turn > 180 { turn -= 360 } else if turn < -180 { turn += 360 }
+        let dtt = b.time!.secondsSince1970 - a.time!.secondsSince1970
+        rows.append(((rr.east * rr.east + rr.north * rr.north).squareRoot(), (s.east * s.east + s.north * s.north).squareRoot(),
+                     along, across, tr.speedMetersPerSecond ?? 0, abs(turn) / dtt,
+                     ((b.speedMetersPerSecond ?? 0) - (a.speedMetersPerSecond ?? 0)) / dtt, x.time!.secondsSince1970))
+    }
+    let rawP95 = rows.map(\.raw).sorted()[rows.count * 95 / 100]
+    let smP95 = rows.map(\.sm).sorted()[rows.count * 95 / 100]
+    func cat(_ r: (raw: Double, sm: Double, along: Double, across: Double, speed: Double, turn: Double, acc: Double, t: Double)) -> String {
+        if r.speed < 0.5 { return "stopped" }
+        if r.turn > 3 { return "turning" }
+        if abs(r.acc) > 0.5 { return r.acc > 0 ? "accelerating" : "braking" }
+        return "cruising"
+    }
+    print("P95DIAG \(name): raw p95 \(f(rawP95)) smoothed p95 \(f(smP95))")
+    for c in ["stopped", "turning", "accelerating", "braking", "cruising"] {
+        let all = rows.filter { cat($0) == c }
+        let bigSm = all.filter { $0.sm > rawP95 }, bigRaw = all.filter { $0.raw > rawP95 }
+        let ma = bigSm.isEmpty ? 0 : bigSm.map { abs($0.along) }.reduce(0, +) / Double(bigSm.count)
+        let mx = bigSm.isEmpty ? 0 : bigSm.map { abs($0.across) }.reduce(0, +) / Double(bigSm.count)
+        let sa = bigSm.isEmpty ? 0 : bigSm.map(\.along).reduce(0, +) / Double(bigSm.count)
+        print("  \(c): \(all.count) epochs, smoothed > raw p95: \(bigSm.count) (raw: \(bigRaw.count)); |along| \(f(ma)) (mean \(f(sa))) |across| \(f(mx))")
+    }
+    if ProcessInfo.processInfo.environment["P95LIST"] != nil {
+        for r in rows where r.sm > rawP95 { print("  \(f(r.t)) \(cat(r)) sm \(f(r.sm)) raw \(f(r.raw)) along \(f(r.along)) across \(f(r.across)) v \(f(r.speed)) turn \(f(r.turn)) acc \(f(r.acc))") }
+    }
+}

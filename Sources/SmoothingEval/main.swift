@@ -81,6 +81,7 @@ func row(_ name: String, runs: [(fixes: [Location], truth: [Location])], setting
     if ProcessInfo.processInfo.environment["DEBUG"] != nil { debugStructure(raw, st) }
     let r = SmoothingEvaluation.evaluate(raw: raw, smoothed: sm, truth: truth)
     stopDiag(name, raw, sm, truth)
+    p95Diag(name, raw, sm, truth)
     if ProcessInfo.processInfo.environment["PARK"] != nil {
         parkDebug(name, sm, truth)
         print("PARK \(name): settled parked path /180 s raw \(f(r.raw.settledParkedPathPer180s)) smoothed \(f(r.smoothed.settledParkedPathPer180s))")
