@@ -137,17 +137,8 @@ public struct ErrorStructure: Sendable {
         public var evidence: Double
         /// 0 … 1: how much the structure function still rises at the longest lag (1: linearly, the claim is kept).
         public var rising: Double
-        /// How many 1 s increments `white` is the mean of (its standard error is white/√N).
-        public var whiteSamples: Double = 0
-        /// The part no filter can average away, m²: total − white, where that is beyond two standard errors of the
-        /// white estimate. Within them the data does not tell the total from white noise: a white receiver's S(1 s)
-        /// sampled 5 % under its honest claim left that 5 % as a "slow" variance no averaging removes (on a straight
-        /// drive with no stops: 76 % within the radius).
-        public var slow: Double {
-            let w = white ?? 0, d = total - w
-            if w > 0, whiteSamples > 0, d <= 2 * w / whiteSamples.squareRoot() { return 0 }
-            return Swift.max(0, d)
-        }
+        /// The part no filter can average away, m².
+        public var slow: Double { Swift.max(0, total - (white ?? 0)) }
     }
 }
 
@@ -293,20 +284,17 @@ extension ErrorStructure {
         /// left no slow part and inflated the filter's share 1,800-fold (a 12 cm radius for 2 cm errors).
         /// Only where it is smaller beyond two standard errors (S/√N each, N 1 s increments), so the noise of two
         /// estimates does not pull an ordinary receiver's white part down.
-        public var positionWhite: Double? { positionWhiteAndSamples?.value }
-        /// `positionWhite` and the number of 1 s increments it is the mean of.
-        var positionWhiteAndSamples: (value: Double, samples: Double)? {
+        public var positionWhite: Double? {
             guard let s = white else { return nil }
             if movingCounts[0] >= 5, let m = movingPositionStructure(lag: 0), m < s,
                (s - m) * (s - m) > 4 * (s * s / counts[0] + m * m / movingCounts[0]) {
-                return (m, movingCounts[0])
+                return m
             }
-            return (s, counts[0])
+            return s
         }
 
         public func estimate(claim: Double) -> ErrorStructure.Estimate {
-            let pw = positionWhiteAndSamples
-            let white = pw?.value
+            let white = positionWhite
             // The longest lag (≥ 4 s) with at least two independent samples.
             var top = -1
             for k in 2..<ErrorStructure.lagCount where counts[k] >= 2 * Double(1 << k) { top = k }   // ≥ 2 independent samples
@@ -329,8 +317,7 @@ extension ErrorStructure {
                 moving = (claim + n * value) / (1 + n)
             }
             guard top >= 2, let sTop = structure(lag: top) else {
-                return ErrorStructure.Estimate(white: white, total: Swift.max(claim, white ?? 0, moving), longestLagSeconds: 0, evidence: 0, rising: 1,
-                                               whiteSamples: pw?.samples ?? 0)
+                return ErrorStructure.Estimate(white: white, total: Swift.max(claim, white ?? 0, moving), longestLagSeconds: 0, evidence: 0, rising: 1)
             }
             // Rise between L/4 and L relative to the growth above the white level: 0.75 for a wander much slower than L
             // (S grows linearly), 0 once S has levelled off.
@@ -353,7 +340,7 @@ extension ErrorStructure {
             // lower: a bias that does not change within the longest lag looks exactly like a pessimistic claim.
             let total = Swift.max(claim, raise, plateau.isFinite ? plateau : 0, moving)
             return ErrorStructure.Estimate(white: white, total: total, longestLagSeconds: Double(1 << top),
-                            evidence: independentSamples(lag: top), rising: rising, whiteSamples: pw?.samples ?? 0)
+                            evidence: independentSamples(lag: top), rising: rising)
         }
     }
 }

@@ -117,7 +117,22 @@ drHonesty()
 let simulatedSeeds = Int(ProcessInfo.processInfo.environment["SEEDS"] ?? "") ?? 8
 // RATE=5 (Hz): the same receivers at another fix rate (the catalogue is 1 Hz).
 let simulatedRate = Double(ProcessInfo.processInfo.environment["RATE"] ?? "") ?? 1
-for var receiver in SimulatedReceiver.catalogue {
+// RECEIVERS="white|σ,τ;σ,τ|claim factor" (; between receivers as /): receivers of one's own in place of the catalogue,
+// e.g. "1|0.3,300|1" (τ inf: a constant offset), for a case the catalogue does not have.
+var simulated = SimulatedReceiver.catalogue
+if let spec = ProcessInfo.processInfo.environment["RECEIVERS"] {
+    simulated = spec.split(separator: "/").compactMap { one in
+        let p = one.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+        guard p.count == 3, let w = Double(p[0]), let c = Double(p[2]) else { return nil }
+        let biases = p[1].split(separator: ";").compactMap { b -> SimulatedReceiver.Bias? in
+            let q = b.split(separator: ",").map(String.init)
+            guard q.count == 2, let sg = Double(q[0]), let tau = Double(q[1]) else { return nil }
+            return SimulatedReceiver.Bias(sigmaMeters: sg, tauSeconds: tau)
+        }
+        return SimulatedReceiver(name: "white \(w) m + \(p[1]), claim × \(c)", whiteSigmaMeters: w, biases: biases, claimFactor: c)
+    }
+}
+for var receiver in simulated {
     receiver.rateHz = simulatedRate
     row("sim: \(receiver.name)", runs: (1...simulatedSeeds).map { receiver.run(seed: UInt64($0)) })
 }
