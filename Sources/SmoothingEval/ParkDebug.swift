@@ -43,8 +43,7 @@ func stopDiag(_ name: String, _ raw: [Location], _ sm: [Location], _ truth: [Loc
     let sortedTruth = SmoothingEvaluation.truthWithMotion(truth)
     var byKey: [Int64: Location] = [:]
     for t in sortedTruth { byKey[SmoothingEvaluation.key(t.time!)] = t }
-    var rawByKey: [Int64: Location] = [:]
-    for r in raw { if let t = r.time { rawByKey[SmoothingEvaluation.key(t)] = r } }
+    let rawByKey = keyed(raw)
     func d(_ a: Location, _ b: Location) -> Double {
         LocalTangentFrame.distanceMeters(a.latitudeDegrees!, a.longitudeDegrees!, b.latitudeDegrees!, b.longitudeDegrees!)
     }
@@ -91,9 +90,9 @@ func p95Diag(_ name: String, _ raw: [Location], _ sm: [Location], _ truth: [Loca
     let sortedTruth = SmoothingEvaluation.truthWithMotion(truth)
     var byKey: [Int64: Int] = [:]
     for (i, t) in sortedTruth.enumerated() { byKey[SmoothingEvaluation.key(t.time!)] = i }
-    var rawByKey: [Int64: Location] = [:]
-    for r in raw { if let t = r.time { rawByKey[SmoothingEvaluation.key(t)] = r } }
-    var rows: [(raw: Double, sm: Double, along: Double, across: Double, speed: Double, turn: Double, acc: Double, t: Double)] = []
+    let rawByKey = keyed(raw)
+    struct Row { var raw, sm, along, across, speed, turn, acc, t: Double }
+    var rows: [Row] = []
     for x in sm {
         let k = SmoothingEvaluation.key(x.time!)
         guard let i = byKey[k], let r = rawByKey[k], i > 0, i + 1 < sortedTruth.count else { continue }
@@ -106,13 +105,14 @@ func p95Diag(_ name: String, _ raw: [Location], _ sm: [Location], _ truth: [Loca
         var turn = ((b.courseDegrees ?? 0) - (a.courseDegrees ?? 0)).truncatingRemainder(dividingBy: 360)
         if turn > 180 { turn -= 360 } else if turn < -180 { turn += 360 }
         let dtt = b.time!.secondsSince1970 - a.time!.secondsSince1970
-        rows.append(((rr.east * rr.east + rr.north * rr.north).squareRoot(), (s.east * s.east + s.north * s.north).squareRoot(),
-                     along, across, tr.speedMetersPerSecond ?? 0, abs(turn) / dtt,
-                     ((b.speedMetersPerSecond ?? 0) - (a.speedMetersPerSecond ?? 0)) / dtt, x.time!.secondsSince1970))
+        rows.append(Row(raw: (rr.east * rr.east + rr.north * rr.north).squareRoot(),
+                        sm: (s.east * s.east + s.north * s.north).squareRoot(), along: along, across: across,
+                        speed: tr.speedMetersPerSecond ?? 0, turn: abs(turn) / dtt,
+                        acc: ((b.speedMetersPerSecond ?? 0) - (a.speedMetersPerSecond ?? 0)) / dtt, t: x.time!.secondsSince1970))
     }
     let rawP95 = rows.map(\.raw).sorted()[rows.count * 95 / 100]
     let smP95 = rows.map(\.sm).sorted()[rows.count * 95 / 100]
-    func cat(_ r: (raw: Double, sm: Double, along: Double, across: Double, speed: Double, turn: Double, acc: Double, t: Double)) -> String {
+    func cat(_ r: Row) -> String {
         if r.speed < 0.5 { return "stopped" }
         if r.turn > 3 { return "turning" }
         if abs(r.acc) > 0.5 { return r.acc > 0 ? "accelerating" : "braking" }
@@ -122,12 +122,18 @@ func p95Diag(_ name: String, _ raw: [Location], _ sm: [Location], _ truth: [Loca
     for c in ["stopped", "turning", "accelerating", "braking", "cruising"] {
         let all = rows.filter { cat($0) == c }
         let bigSm = all.filter { $0.sm > rawP95 }, bigRaw = all.filter { $0.raw > rawP95 }
-        let ma = bigSm.isEmpty ? 0 : bigSm.map { abs($0.along) }.reduce(0, +) / Double(bigSm.count)
-        let mx = bigSm.isEmpty ? 0 : bigSm.map { abs($0.across) }.reduce(0, +) / Double(bigSm.count)
-        let sa = bigSm.isEmpty ? 0 : bigSm.map(\.along).reduce(0, +) / Double(bigSm.count)
+        func mean(_ v: (Row) -> Double) -> Double { bigSm.isEmpty ? 0 : bigSm.map(v).reduce(0, +) / Double(bigSm.count) }
+        let ma = mean { abs($0.along) }, mx = mean { abs($0.across) }, sa = mean(\.along)
         print("  \(c): \(all.count) epochs, smoothed > raw p95: \(bigSm.count) (raw: \(bigRaw.count)); |along| \(f(ma)) (mean \(f(sa))) |across| \(f(mx))")
     }
     if ProcessInfo.processInfo.environment["P95LIST"] != nil {
         for r in rows where r.sm > rawP95 { print("  \(f(r.t)) \(cat(r)) sm \(f(r.sm)) raw \(f(r.raw)) along \(f(r.along)) across \(f(r.across)) v \(f(r.speed)) turn \(f(r.turn)) acc \(f(r.acc))") }
     }
+}
+
+/// The fixes by their time key (`SmoothingEvaluation.key`), as the truth is matched.
+func keyed(_ fixes: [Location]) -> [Int64: Location] {
+    var byKey: [Int64: Location] = [:]
+    for r in fixes { if let t = r.time { byKey[SmoothingEvaluation.key(t)] = r } }
+    return byKey
 }

@@ -117,8 +117,8 @@ drHonesty()
 let simulatedSeeds = Int(ProcessInfo.processInfo.environment["SEEDS"] ?? "") ?? 8
 // RATE=5 (Hz): the same receivers at another fix rate (the catalogue is 1 Hz).
 let simulatedRate = Double(ProcessInfo.processInfo.environment["RATE"] ?? "") ?? 1
-// RECEIVERS="white|σ,τ;σ,τ|claim factor" (; between receivers as /): receivers of one's own in place of the catalogue,
-// e.g. "1|0.3,300|1" (τ inf: a constant offset), for a case the catalogue does not have.
+// RECEIVERS="white m|σ,τ;σ,τ|claim factor", several separated by "/": receivers of one's own in place of the
+// catalogue, e.g. "1|0.3,300|1" (τ "inf": a constant offset), for a case the catalogue does not have.
 var simulated = SimulatedReceiver.catalogue
 if let spec = ProcessInfo.processInfo.environment["RECEIVERS"] {
     simulated = spec.split(separator: "/").compactMap { one in
