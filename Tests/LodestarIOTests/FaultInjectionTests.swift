@@ -62,6 +62,9 @@ struct FaultInjectionTests {
         let sink = FileDescriptorSink(fd: pipe.writeFD, name: "standard output")
         produced.withUnsafeBufferPointer { sink.write($0) }
         sink.write(UnsafeBufferPointer(start: [UInt8](Self.lines(1)), count: 60)) // after the failure: dropped
+        // The rules name the pipe's descriptor: removed before it is closed, or a file another test opens next (with
+        // the same number) would get this error (seen: a RouteSimulator capture failing with ENOSPC).
+        FaultInjector.shared.removeAll()
         let got = pipe.finish()
         #expect(sink.isBroken)
         #expect(sink.failure?.code == errno)
@@ -86,8 +89,10 @@ struct FaultInjectionTests {
         defer { FaultInjector.shared.removeAll() }
         let sink = FileDescriptorSink(fd: pipe.writeFD)
         produced.withUnsafeBufferPointer { sink.write($0) }
+        let injected = FaultInjector.shared.injectedCounts
+        FaultInjector.shared.removeAll()   // before the descriptor is closed (see above)
         let got = pipe.finish()
-        #expect(FaultInjector.shared.injectedCounts == [10_000, 50])
+        #expect(injected == [10_000, 50])
         #expect(!sink.isBroken && sink.failure == nil)
         #expect(sink.deliveredLines == 5000 && sink.droppedLines == 0)
         #expect(got == produced)
@@ -99,6 +104,7 @@ struct FaultInjectionTests {
         defer { FaultInjector.shared.removeAll() }
         let sink = FileDescriptorSink(fd: pipe.writeFD)
         Self.lines(100).withUnsafeBufferPointer { sink.write($0) }
+        FaultInjector.shared.removeAll()   // before the descriptor is closed (see above)
         _ = pipe.finish()
         #expect(sink.isBroken && sink.failure == nil)
         #expect(sink.deliveredLines + sink.droppedLines == 100)
@@ -148,7 +154,7 @@ struct FaultInjectionTests {
         let sink = try FIFOSink(path: path)
         sink.reopenIntervalNanos = 0 // reopen at once after EPIPE/EIO, so the count is exact
         #expect(sink.hasReader)
-        FaultInjector.shared.install([.init(.write, pathSuffix: ".fifo", errno: errno, count: 3)])
+        FaultInjector.shared.install([.init(.write, pathSuffix: "-io-test-\(getpid())-\(errno.rawValue).fifo", errno: errno, count: 3)])
         defer { FaultInjector.shared.removeAll() }
         let produced = 400
         for i in 0..<produced {
@@ -171,12 +177,12 @@ struct FaultInjectionTests {
         let text = Array(String(repeating: "$GPGGA,120000.00,3723.166,N,12205.034,W,1,08,1.0,10.0,M,0.0,M,,*7A\r\n", count: 3000).utf8)
         let f = fopen(path, "wb"); fwrite(text, 1, text.count, f); fclose(f)
         defer { unlink(path) }
-        FaultInjector.shared.install([.init(.read, pathSuffix: ".nmea", errno: .interrupted, count: 5000)])
+        FaultInjector.shared.install([.init(.read, pathSuffix: "-io-source-\(getpid()).nmea", errno: .interrupted, count: 5000)])
         var source = try ByteSource(path: path)
         var all: [UInt8] = []
         while true { let b = try source.read(); if b.isEmpty { break }; all += b }
         #expect(all == text)
-        FaultInjector.shared.install([.init(.read, pathSuffix: ".nmea", errno: .ioError, afterBytes: 70_000)])
+        FaultInjector.shared.install([.init(.read, pathSuffix: "-io-source-\(getpid()).nmea", errno: .ioError, afterBytes: 70_000)])
         defer { FaultInjector.shared.removeAll() }
         source = try ByteSource(path: path)
         var read = 0
@@ -190,7 +196,7 @@ struct FaultInjectionTests {
     @Test func captureWriterKeepsWholeRecordsOnENOSPC() throws {
         let path = "/tmp/lodestar-io-writer-\(getpid()).lcap"
         defer { unlink(path) }
-        FaultInjector.shared.install([.init(.write, pathSuffix: ".lcap", errno: .noSpace, afterBytes: 100_003)])
+        FaultInjector.shared.install([.init(.write, pathSuffix: "-io-writer-\(getpid()).lcap", errno: .noSpace, afterBytes: 100_003)])
         defer { FaultInjector.shared.removeAll() }
         let w = try CaptureWriter(path: path)
         try w.writeHeader([("created", "2026-01-01T00:00:00.000Z")])
