@@ -11,6 +11,9 @@ struct KalmanFilter: Sendable {
     var pt = InlineArray<36, Double>(repeating: 0)
     /// The share of the modelled process noise the vehicle's real motion shows (≤ 1), for `pt`.
     var trueProcessScale = 1.0
+    /// True for a copy of the filter kept only for its velocity (the reported speed and course): `update` then changes
+    /// only the velocity and its 2×2 covariance block (the rest of `x` and `p` is left stale), and `pt` is not carried.
+    var velocityOnly = false
 
     init() {}
 
@@ -31,6 +34,7 @@ struct KalmanFilter: Sendable {
         p[0 * 6 + 0] += qPos; p[0 * 6 + 2] += qPosVel; p[2 * 6 + 0] += qPosVel; p[2 * 6 + 2] += qVel
         p[1 * 6 + 1] += qPos; p[1 * 6 + 3] += qPosVel; p[3 * 6 + 1] += qPosVel; p[3 * 6 + 3] += qVel
         p[4 * 6 + 4] += qBias; p[5 * 6 + 5] += qBias
+        guard !velocityOnly else { return }
         Self.transition(&pt, dt: dt, phi: phi)
         let a = trueProcessScale
         pt[0 * 6 + 0] += a * qPos; pt[0 * 6 + 2] += a * qPosVel; pt[2 * 6 + 0] += a * qPosVel; pt[2 * 6 + 2] += a * qVel
@@ -82,6 +86,14 @@ struct KalmanFilter: Sendable {
         for i in 0..<6 {
             k0[i] = ph0[i] * i00 + ph1[i] * i10
             k1[i] = ph0[i] * i01 + ph1[i] * i11
+        }
+        if velocityOnly {
+            // x[2], x[3] and their block only (the Joseph form with the optimal gain: P − K (P Hᵀ)ᵀ).
+            x[2] += k0[2] * y.0 + k1[2] * y.1; x[3] += k0[3] * y.0 + k1[3] * y.1
+            let v22 = p[14] - k0[2] * ph0[2] - k1[2] * ph1[2], v23 = p[15] - k0[2] * ph0[3] - k1[2] * ph1[3]
+            let v33 = p[21] - k0[3] * ph0[3] - k1[3] * ph1[3]
+            p[14] = Swift.max(0, v22); p[15] = v23; p[20] = v23; p[21] = Swift.max(0, v33)
+            return
         }
         for i in 0..<6 { x[i] += k0[i] * y.0 + k1[i] * y.1 }
         // The Joseph form (I − K H) P (I − K H)ᵀ + K R Kᵀ, expanded: P − K (P Hᵀ)ᵀ − (P Hᵀ) Kᵀ + K S Kᵀ (S = H P Hᵀ + R).

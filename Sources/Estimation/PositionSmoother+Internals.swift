@@ -232,7 +232,36 @@ extension PositionSmoother {
         kf.update((0, 0), a: (2, 3), b: (-1, -1), r: (1e-4, 0, 0, 1e-4))
     }
 
-    mutating func velocityUpdate(fix: Location) {
+    /// How long before `t` the fix's velocity applies (c·dt, with c the time tag fitted to the fixes' 1 s increments:
+    /// a receiver that reports the mean velocity over the last interval moves its positions with the new velocity,
+    /// c ≈ ½), or 0 to apply it at t as before. Only for a moving fix with speed and course, without inertial
+    /// aiding (which carries the motion between fixes itself), at intervals of at most 2 s, and for c > 0.05 (the
+    /// F9K's fitted c is 0.01: a receiver whose velocity is that of its epoch keeps exactly the filter it had).
+    mutating func velocityShift(fix: Location, dt: Double) -> Double {
+        let s = settings
+        guard s.velocityAtTimeTag, s.useVelocity, !isStationary, dt > 0, dt <= 2, gyroCoveredUntil == nil,
+              accelerationENU == nil,
+              let sp = fix.speedMetersPerSecond, sp.isFinite, sp >= s.minimumSpeedForCourseMetersPerSecond,
+              let c = fix.courseDegrees, c.isFinite else { return 0 }
+        let tag = errorStructure.lags.velocityTimeTag
+        return tag > 0.05 ? tag * dt : 0
+    }
+
+    /// Constant-velocity propagation of `k` over `dt` with the filter's process noise, no control inputs, and nothing
+    /// else changed (for the parts of an interval split at the velocity's time tag, and for the copy that reports
+    /// speed and course).
+    func propagateQuiet(_ k: inout KalmanFilter, dt: Double) {
+        guard dt > 0 else { return }
+        let s = settings
+        let qd = isStationary ? 0 : s.accelerationNoiseDensity
+        let phi = exp(-dt / s.correlatedErrorTimeConstantSeconds)
+        let scale = s.adaptiveMeasurementNoise ? adaptiveScale : 1
+        let qb = s.correlatedErrorFraction * lastReportedVariance * scale * (1 - phi * phi)
+        k.predictConstantVelocity(dt: dt, phi: phi, qPos: qd * dt * dt * dt / 3, qPosVel: qd * dt * dt / 2,
+                                  qVel: qd * dt, qBias: qb, u: nil)
+    }
+
+    mutating func velocityUpdate(fix: Location, learn: Bool = true) {
         let s = settings
         guard s.useVelocity, let sp = fix.speedMetersPerSecond, sp.isFinite, sp >= 0 else { return }
         guard let c = fix.courseDegrees, c.isFinite, sp >= s.minimumSpeedForCourseMetersPerSecond else {
@@ -257,7 +286,7 @@ extension PositionSmoother {
         let z = (sp * a.0, sp * a.1), r = (ree, ren, ren, rnn)
         let inn = kf.innovation(z, a: (2, 3), b: (-1, -1), r: r)
         if inn.nis <= s.velocityGateChiSquare {
-            if dopplerCount >= 30, dopplerNoiseRobust.isFinite {
+            if learn, dopplerCount >= 30, dopplerNoiseRobust.isFinite {
                 // What the speed and course accuracies report: the velocity's error after this update as it is, not
                 // as the filter assumes. The filter's gain K = P (P + R)⁻¹ (its assumed noise R) is kept; the error is
                 // (I − K) αP (I − K)ᵀ + K Rₜ Kᵀ with the receiver's learned velocity noise Rₜ, and αP the prior's
@@ -293,7 +322,7 @@ extension PositionSmoother {
             let rt = dopplerCount >= 30 && dopplerNoiseRobust.isFinite ? dopplerNoiseRobust : nil
             kf.update(z, a: (2, 3), b: (-1, -1), r: r, rTrue: rt.map { ($0, 0, 0, $0) })
         }
-        if inn.nis.isFinite {
+        if learn, inn.nis.isFinite {
             velocityInnovations += 1
             let w = Swift.max(s.adaptiveWeight, 1 / Double(velocityInnovations))
             velocityConsistency += w * (Swift.min(inn.nis, 4 * s.velocityGateChiSquare) / 2 - velocityConsistency)
@@ -480,13 +509,14 @@ extension PositionSmoother {
             } else {
                 provisional = nil
             }
-            let ve = kf.x[2], vn = kf.x[3]
+            let ov = outputVelocity ?? (kf.x[2], kf.x[3], kf[2, 2], kf[2, 3], kf[3, 3])
+            let ve = ov.0, vn = ov.1
             let sp = (ve * ve + vn * vn).squareRoot()
             out.speedMetersPerSecond = sp
             // Scaled by what the velocity innovations show (their normalised power: below 1 when the receiver's
             // speed and course are better than assumed, above 1 when worse).
             var vInflate = Swift.max(0.01, velocityConsistency)
-            let pv = (kf[2, 2] + kf[3, 3]) / 2
+            let pv = (ov.2 + ov.4) / 2
             if dopplerCount >= 10, pv * vInflate > dopplerNoise, pv > 0 { vInflate = dopplerNoise / pv }
             out.speedAccuracyMetersPerSecond = (pv * vInflate).squareRoot()
             // Right after a velocity update with a learned noise: its error covariance along the track.
@@ -500,7 +530,7 @@ extension PositionSmoother {
                 let ue = vn / sp, un = -ve / sp
                 // Before the velocity noise is learned: the filter's own, inflated (only) when the velocity innovations
                 // are larger than predicted.
-                var across = (ue * ue * kf[2, 2] + 2 * ue * un * kf[2, 3] + un * un * kf[3, 3]) * Swift.max(1, velocityConsistency)
+                var across = (ue * ue * ov.2 + 2 * ue * un * ov.3 + un * un * ov.4) * Swift.max(1, velocityConsistency)
                 if let c = velocityErrorCovariance { across = ue * ue * c.0 + 2 * ue * un * c.1 + un * un * c.2 }
                 out.courseAccuracyDegrees = min(180, atan2(Swift.max(0, across).squareRoot(), sp) * 180 / .pi)
             } else if fix.courseDegrees == nil {

@@ -42,6 +42,7 @@ extension PositionSmoother.Settings {
         "adaptiveMeasurementNoise": \.adaptiveMeasurementNoise,
         "useVelocity": \.useVelocity,
         "limitConvergenceJump": \.limitConvergenceJump,
+        "velocityAtTimeTag": \.velocityAtTimeTag,
     ]
 
     /// Every setting name accepted by `set(_:_:)`.
