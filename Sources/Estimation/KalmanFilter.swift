@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+
 /// A small dense Kalman filter with six states and one- or two-row measurements, in fixed-size storage
 /// (`InlineArray`): no heap allocation per update, which keeps one update well under a microsecond.
 struct KalmanFilter: Sendable {
@@ -20,6 +26,16 @@ struct KalmanFilter: Sendable {
     subscript(_ r: Int, _ c: Int) -> Double {
         get { p[r * 6 + c] }
         set { p[r * 6 + c] = newValue }
+    }
+
+    /// `predictConstantVelocity` with the exact discretisation over `dt` of white-noise acceleration of density `qd`
+    /// (m²/s³) and of the error state's first-order Gauss–Markov decay (time constant `tau`, steady variance
+    /// `biasVariance`).
+    mutating func predict(dt: Double, accelerationDensity qd: Double, biasTimeConstant tau: Double, biasVariance: Double,
+                          u: (Double, Double, Double, Double)? = nil) {
+        let phi = exp(-dt / tau)
+        predictConstantVelocity(dt: dt, phi: phi, qPos: qd * dt * dt * dt / 3, qPosVel: qd * dt * dt / 2, qVel: qd * dt,
+                                qBias: biasVariance * (1 - phi * phi), u: u)
     }
 
     /// Constant-velocity transition with a first-order Gauss–Markov pair: x ← F x + u, P ← F P Fᵀ + Q, where

@@ -112,14 +112,11 @@ extension PositionSmoother {
             qd = s.aidedAccelerationNoiseDensity
         }
         if isStationary { qd = 0 }
-        let phi = exp(-dt / s.correlatedErrorTimeConstantSeconds)
-        let scale = s.adaptiveMeasurementNoise ? adaptiveScale : 1
-        let qb = s.correlatedErrorFraction * lastReportedVariance * scale * (1 - phi * phi)
         // The vehicle's real motion against the filter's acceleration noise: what the velocity innovations show
         // (`velocityPriorScale`, ≤ 1), once learned.
         kf.trueProcessScale = velocityPriorCount > 0 ? Swift.min(1, velocityPriorScale) : 1
-        kf.predictConstantVelocity(dt: dt, phi: phi, qPos: qd * dt * dt * dt / 3, qPosVel: qd * dt * dt / 2,
-                                   qVel: qd * dt, qBias: qb, u: u)
+        kf.predict(dt: dt, accelerationDensity: qd, biasTimeConstant: s.correlatedErrorTimeConstantSeconds,
+                   biasVariance: modelledBiasVariance, u: u)
         resetInertialIntegration()
         gyroCoveredUntil = nil
     }
@@ -247,20 +244,13 @@ extension PositionSmoother {
         return tag > 0.05 ? tag * dt : 0
     }
 
-    /// Constant-velocity propagation of `k` over `dt` with the filter's process noise, no control inputs, and nothing
-    /// else changed (for the parts of an interval split at the velocity's time tag, and for the copy that reports
-    /// speed and course).
-    func propagateQuiet(_ k: inout KalmanFilter, dt: Double) {
-        guard dt > 0 else { return }
-        let s = settings
-        let qd = isStationary ? 0 : s.accelerationNoiseDensity
-        let phi = exp(-dt / s.correlatedErrorTimeConstantSeconds)
-        let scale = s.adaptiveMeasurementNoise ? adaptiveScale : 1
-        let qb = s.correlatedErrorFraction * lastReportedVariance * scale * (1 - phi * phi)
-        k.predictConstantVelocity(dt: dt, phi: phi, qPos: qd * dt * dt * dt / 3, qPosVel: qd * dt * dt / 2,
-                                  qVel: qd * dt, qBias: qb, u: nil)
+    /// The steady variance of the filter's modelled error state (its share of the claim, as adapted).
+    var modelledBiasVariance: Double {
+        settings.correlatedErrorFraction * lastReportedVariance * (settings.adaptiveMeasurementNoise ? adaptiveScale : 1)
     }
 
+    /// `learn`: false for the update at the velocity's time tag (`velocityAtTimeTag`), whose speed and course are not
+    /// reported; the velocity's noise and the prior's share are then learned from the reported copy's update at t.
     mutating func velocityUpdate(fix: Location, learn: Bool = true) {
         let s = settings
         guard s.useVelocity, let sp = fix.speedMetersPerSecond, sp.isFinite, sp >= 0 else { return }
