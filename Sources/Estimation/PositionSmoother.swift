@@ -150,6 +150,11 @@ public struct PositionSmoother: Sendable {
     /// `dopplerNoiseRobust`, over the prior variance; a running mean).
     public internal(set) var velocityPriorScale = 1.0
     var velocityPriorCount = 0
+    /// The same for the position filter's own velocity prior (at the velocity's time tag when `velocityAtTimeTag`
+    /// applies, else the same innovations): the real-error covariance's share of the process noise.
+    var processPriorScale = 1.0
+    var processPriorCount = 0
+    enum VelocityRole { case both, reported }
     /// The velocity's error covariance (ee, en, nn) after the last velocity update, with the learned velocity noise in
     /// place of the filter's assumed one (the filter's gain kept): what its speed and course accuracies report.
     var velocityErrorCovariance: (Double, Double, Double)?
@@ -299,7 +304,7 @@ public struct PositionSmoother: Sendable {
             // velocity's noise and the prior's share from it, as without the time tag).
             rf.update((z.east, z.north), a: (0, 1), b: (4, 5), r: r, rTrue: fittedWhite.map { ($0, 0, 0, $0) })
             swap(&kf, &rf)
-            velocityUpdate(fix: fix)
+            velocityUpdate(fix: fix, role: .reported)
             outputVelocity = (kf.x[2], kf.x[3], kf[2, 2], kf[2, 3], kf[3, 3])
             swap(&kf, &rf)
             lastOutcome = .accepted
@@ -320,7 +325,7 @@ public struct PositionSmoother: Sendable {
         guard dt <= settings.maximumOutageSeconds else { return nil }
         var copy = self
         copy.outputVelocity = nil   // the filter's own velocity, propagated
-        copy.propagate(dt: dt, at: t)
+        copy.propagate(dt: dt, at: t, deadReckoning: true)
         copy.time = t
         var template = base
         template.time = t
