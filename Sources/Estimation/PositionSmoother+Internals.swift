@@ -254,9 +254,8 @@ extension PositionSmoother {
         settings.correlatedErrorFraction * lastReportedVariance * (settings.adaptiveMeasurementNoise ? adaptiveScale : 1)
     }
 
-    /// `learn`: false for the update at the velocity's time tag (`velocityAtTimeTag`), whose speed and course are not
-    /// reported; the velocity's noise and the prior's share are then learned from the reported copy's update at t.
-    mutating func velocityUpdate(fix: Location, learn: Bool = true, role: VelocityRole = .both) {
+    /// `role`: which of the smoother's velocity statistics this update's innovation teaches (`VelocityRole`).
+    mutating func velocityUpdate(fix: Location, role: VelocityRole = .both) {
         let s = settings
         guard s.useVelocity, let sp = fix.speedMetersPerSecond, sp.isFinite, sp >= 0 else { return }
         guard let c = fix.courseDegrees, c.isFinite, sp >= s.minimumSpeedForCourseMetersPerSecond else {
@@ -281,7 +280,7 @@ extension PositionSmoother {
         let z = (sp * a.0, sp * a.1), r = (ree, ren, ren, rnn)
         let inn = kf.innovation(z, a: (2, 3), b: (-1, -1), r: r)
         if inn.nis <= s.velocityGateChiSquare {
-            if dopplerCount >= 30, dopplerNoiseRobust.isFinite, !learn || role != .reported {
+            if dopplerCount >= 30, dopplerNoiseRobust.isFinite, role != .reported {
                 // The position filter's own prior (at the time tag, or at t when not shifted): its real share, for
                 // the real-error covariance's process noise.
                 let pm = (kf[2, 2] + kf[3, 3]) / 2
@@ -292,7 +291,7 @@ extension PositionSmoother {
                     processPriorScale += w * (Swift.min(ratio, 4 * s.velocityGateChiSquare) - processPriorScale)
                 }
             }
-            if learn, dopplerCount >= 30, dopplerNoiseRobust.isFinite {
+            if role != .positionFilter, dopplerCount >= 30, dopplerNoiseRobust.isFinite {
                 // What the speed and course accuracies report: the velocity's error after this update as it is, not
                 // as the filter assumes. The filter's gain K = P (P + R)⁻¹ (its assumed noise R) is kept; the error is
                 // (I − K) αP (I − K)ᵀ + K Rₜ Kᵀ with the receiver's learned velocity noise Rₜ, and αP the prior's
@@ -328,7 +327,7 @@ extension PositionSmoother {
             let rt = dopplerCount >= 30 && dopplerNoiseRobust.isFinite ? dopplerNoiseRobust : nil
             kf.update(z, a: (2, 3), b: (-1, -1), r: r, rTrue: rt.map { ($0, 0, 0, $0) })
         }
-        if learn, inn.nis.isFinite {
+        if role != .positionFilter, inn.nis.isFinite {
             velocityInnovations += 1
             let w = Swift.max(s.adaptiveWeight, 1 / Double(velocityInnovations))
             velocityConsistency += w * (Swift.min(inn.nis, 4 * s.velocityGateChiSquare) / 2 - velocityConsistency)

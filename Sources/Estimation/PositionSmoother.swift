@@ -154,7 +154,11 @@ public struct PositionSmoother: Sendable {
     /// applies, else the same innovations): the real-error covariance's share of the process noise.
     var processPriorScale = 1.0
     var processPriorCount = 0
-    enum VelocityRole { case both, reported }
+    /// What a velocity update teaches. `.both`: the usual update (the filter's velocity is the one reported).
+    /// With the velocity at its time tag (`velocityAtTimeTag`) the two are apart: `.positionFilter`, the update at the
+    /// time tag, teaches only `processPriorScale`; `.reported`, the copy's update at t, teaches the reported velocity's
+    /// statistics (`velocityPriorScale`, `velocityConsistency`) and its error covariance.
+    enum VelocityRole { case both, positionFilter, reported }
     /// The velocity's error covariance (ee, en, nn) after the last velocity update, with the learned velocity noise in
     /// place of the filter's assumed one (the filter's gain kept): what its speed and course accuracies report.
     var velocityErrorCovariance: (Double, Double, Double)?
@@ -252,7 +256,7 @@ public struct PositionSmoother: Sendable {
             if isStationary {
                 reported = nil
             } else {
-                velocityUpdate(fix: fix, learn: false)
+                velocityUpdate(fix: fix, role: .positionFilter)
             }
             kf.predict(dt: shift, accelerationDensity: isStationary ? 0 : settings.accelerationNoiseDensity,
                        biasTimeConstant: settings.correlatedErrorTimeConstantSeconds, biasVariance: modelledBiasVariance)
