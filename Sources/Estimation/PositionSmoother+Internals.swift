@@ -280,30 +280,26 @@ extension PositionSmoother {
         let z = (sp * a.0, sp * a.1), r = (ree, ren, ren, rnn)
         let inn = kf.innovation(z, a: (2, 3), b: (-1, -1), r: r)
         if inn.nis <= s.velocityGateChiSquare {
-            if dopplerCount >= 30, dopplerNoiseRobust.isFinite, role != .reported {
-                // The position filter's own prior (at the time tag, or at t when not shifted): its real share, for
-                // the real-error covariance's process noise.
-                let pm = (kf[2, 2] + kf[3, 3]) / 2
-                if pm > 0 {
-                    let ratio = Swift.max(0, (inn.y.0 * inn.y.0 + inn.y.1 * inn.y.1) / 2 - dopplerNoiseRobust) / pm
-                    processPriorCount += 1
-                    let w = Swift.max(s.adaptiveWeight, 1 / Double(processPriorCount))
-                    processPriorScale += w * (Swift.min(ratio, 4 * s.velocityGateChiSquare) - processPriorScale)
+            // The prior's real share α: the velocity innovations' power beyond the learned noise Rₜ against the prior
+            // variance the filter assumed (its acceleration noise is a bound for manoeuvres, not the vehicle's usual
+            // motion); a running mean. The position filter's own (at the time tag, or at t when not shifted) is the
+            // real-error covariance's process share; the reported velocity's is its accuracy's, below.
+            let pm = (kf[2, 2] + kf[3, 3]) / 2
+            if dopplerCount >= 30, dopplerNoiseRobust.isFinite, pm > 0 {
+                let ratio = Swift.min(Swift.max(0, (inn.y.0 * inn.y.0 + inn.y.1 * inn.y.1) / 2 - dopplerNoiseRobust) / pm,
+                                      4 * s.velocityGateChiSquare)
+                func learn(_ scale: inout Double, _ count: inout Int) {
+                    count += 1
+                    scale += Swift.max(s.adaptiveWeight, 1 / Double(count)) * (ratio - scale)
                 }
+                if role != .reported { learn(&processPriorScale, &processPriorCount) }
+                if role != .positionFilter { learn(&velocityPriorScale, &velocityPriorCount) }
             }
             if role != .positionFilter, dopplerCount >= 30, dopplerNoiseRobust.isFinite {
                 // What the speed and course accuracies report: the velocity's error after this update as it is, not
                 // as the filter assumes. The filter's gain K = P (P + R)⁻¹ (its assumed noise R) is kept; the error is
                 // (I − K) αP (I − K)ᵀ + K Rₜ Kᵀ with the receiver's learned velocity noise Rₜ, and αP the prior's
-                // real error: α (≤ 1) is the velocity innovations' power beyond Rₜ against the prior variance the
-                // filter assumed (its acceleration noise is a bound for manoeuvres, not the vehicle's usual motion).
-                let pm = (kf[2, 2] + kf[3, 3]) / 2
-                if pm > 0 {
-                    let ratio = Swift.max(0, (inn.y.0 * inn.y.0 + inn.y.1 * inn.y.1) / 2 - dopplerNoiseRobust) / pm
-                    velocityPriorCount += 1
-                    let w = Swift.max(s.adaptiveWeight, 1 / Double(velocityPriorCount))
-                    velocityPriorScale += w * (Swift.min(ratio, 4 * s.velocityGateChiSquare) - velocityPriorScale)
-                }
+                // real error (α as above).
                 let scale = Swift.min(1, velocityPriorScale)
                 let p00 = kf[2, 2] * scale, p01 = kf[2, 3] * scale, p11 = kf[3, 3] * scale
                 let f00 = kf[2, 2], f01 = kf[2, 3], f11 = kf[3, 3]
