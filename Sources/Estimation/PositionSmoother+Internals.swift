@@ -511,13 +511,13 @@ extension PositionSmoother {
                 provisional = nil
             }
             let ov = outputVelocity ?? (kf.x[2], kf.x[3], kf[2, 2], kf[2, 3], kf[3, 3])
-            let ve = ov.0, vn = ov.1
+            let ve = ov.east, vn = ov.north
             let sp = (ve * ve + vn * vn).squareRoot()
             out.speedMetersPerSecond = sp
             // Scaled by what the velocity innovations show (their normalised power: below 1 when the receiver's
             // speed and course are better than assumed, above 1 when worse).
             var vInflate = Swift.max(0.01, velocityConsistency)
-            let pv = (ov.2 + ov.4) / 2
+            let pv = (ov.cee + ov.cnn) / 2
             if dopplerCount >= 10, pv * vInflate > dopplerNoise, pv > 0 { vInflate = dopplerNoise / pv }
             out.speedAccuracyMetersPerSecond = (pv * vInflate).squareRoot()
             // Right after a velocity update with a learned noise: its error covariance along the track.
@@ -531,7 +531,7 @@ extension PositionSmoother {
                 let ue = vn / sp, un = -ve / sp
                 // Before the velocity noise is learned: the filter's own, inflated (only) when the velocity innovations
                 // are larger than predicted.
-                var across = (ue * ue * ov.2 + 2 * ue * un * ov.3 + un * un * ov.4) * Swift.max(1, velocityConsistency)
+                var across = (ue * ue * ov.cee + 2 * ue * un * ov.cen + un * un * ov.cnn) * Swift.max(1, velocityConsistency)
                 if let c = velocityErrorCovariance { across = ue * ue * c.0 + 2 * ue * un * c.1 + un * un * c.2 }
                 out.courseAccuracyDegrees = min(180, atan2(Swift.max(0, across).squareRoot(), sp) * 180 / .pi)
             } else if fix.courseDegrees == nil {

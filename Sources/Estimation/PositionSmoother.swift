@@ -188,9 +188,9 @@ public struct PositionSmoother: Sendable {
     /// Where the output waits while the speed is low but the stop is not yet confirmed.
     var provisional: (east: Double, north: Double)?
     var afterOutage = false
-    /// The velocity to report for the last fix (east, north, and its covariance: p22, p23, p33) when it is not the
-    /// filter's own (`velocityAtTimeTag`), nil otherwise.
-    var outputVelocity: (Double, Double, Double, Double, Double)?
+    /// The velocity to report for the last fix, with its covariance, when it is not the filter's own
+    /// (`velocityAtTimeTag`), nil otherwise.
+    var outputVelocity: (east: Double, north: Double, cee: Double, cen: Double, cnn: Double)?
     // Inertial: navigation-frame acceleration, gravity direction and vertical rate, accumulated rotation since the
     // filter time, and a window of specific-force magnitudes for stationarity.
     var accelerationENU: (east: Double, north: Double)?
