@@ -175,6 +175,9 @@ extension PositionSmoother {
         let s = settings
         let accVar = accelerometerVariance(at: t)
         let speed = fix.speedMetersPerSecond
+        let previousSpeed = lastReportedSpeed, previousCourse = lastReportedCourse, previousTime = lastReportedTime
+        lastReportedSpeed = speed ?? .nan; lastReportedCourse = fix.courseDegrees ?? .nan
+        lastReportedTime = t.nanosecondsSince1970
         if isStationary {
             var leave = false
             if let sp = speed, sp >= s.stationaryExitSpeedMetersPerSecond { leave = true }
@@ -216,6 +219,27 @@ extension PositionSmoother {
         }
         var low: Bool
         if let sp = speed { low = sp <= s.stationaryEnterSpeedMetersPerSecond } else { low = accVar != nil }
+        // A receiver that reports the mean velocity of the last interval (time tag c > 0) shows a stop one epoch late:
+        // the vehicle that braked to rest during the interval reports half its speed. Its velocity at the fix's time,
+        // carried on along the change from the previous fix (v + c·(v − v₀)), shows it at once: braked to the enter
+        // speed along the previous direction of travel (which needs a speed of at least the exit speed to be one).
+        // Only where what the vehicle may still move after the fix (the enter speed over half an interval) is within one
+        // fix's white noise: a centimetre receiver sees that creep, and its stop is better placed a fix later.
+        if s.stopFromVelocities, !low, let sp = speed, sp < previousSpeed,
+           previousSpeed >= s.stationaryExitSpeedMetersPerSecond, timeTag > 0.05 {
+            let gap = Double(t.nanosecondsSince1970 &- previousTime) / 1e9, c = timeTag
+            let creep = s.stationaryEnterSpeedMetersPerSecond * gap / 2
+            if gap > 0, gap <= 2, creep * creep <= Swift.min(incrementWhite ?? claimedVariance, claimedVariance) {
+                // The fix's velocity along the previous direction (a speed without both courses counts along it), carried on.
+                var along = 0.0
+                if let c1 = fix.courseDegrees, c1.isFinite, previousCourse.isFinite {
+                    along = sp * cos((c1 - previousCourse) * .pi / 180)
+                } else if sp > 0 {
+                    along = sp
+                }
+                if along + c * (along - previousSpeed) <= s.stationaryEnterSpeedMetersPerSecond { low = true }
+            }
+        }
         if let v = accVar { low = low && v <= s.accelerometerVarianceEnter }
         guard low else { lowSpeedSince = nil; return }
         let since = lowSpeedSince ?? t
@@ -228,6 +252,46 @@ extension PositionSmoother {
             stopStart = t
             zeroVelocityUpdate()
         }
+    }
+
+    /// A fix's velocity (east, north, m/s) from its speed and course; zero for a zero speed without a course.
+    static func reportedVelocity(_ fix: Location) -> (east: Double, north: Double)? {
+        guard let sp = fix.speedMetersPerSecond, sp.isFinite else { return nil }
+        guard let c = fix.courseDegrees, c.isFinite else { return sp == 0 ? (0, 0) : nil }
+        return (sp * sin(c * .pi / 180), sp * cos(c * .pi / 180))
+    }
+
+    /// The estimate before a fix is processed, for the stop's entry point (`stopEntry`): position, velocity, the
+    /// position's per-axis variance (the smaller of the filter's own and its real-error covariance's) and the
+    /// velocity's. (Mutating only so that reading it on every fix does not copy the smoother.)
+    mutating func stopEntryPrior() -> StopEntryPrior {
+        let model = (kf[0, 0] + kf[1, 1]) / 2, real = (kf.pt[0] + kf.pt[7]) / 2
+        return StopEntryPrior(east: kf.x[0], north: kf.x[1], velocityEast: kf.x[2], velocityNorth: kf.x[3],
+                              positionVariance: real.isFinite ? Swift.min(model, real) : model,
+                              velocityVariance: (kf[2, 2] + kf[3, 3]) / 2)
+    }
+
+    /// Where the output waits at the first fix of a possible stop. The vehicle moved over the interval by what the
+    /// velocities say: with the previous estimate's velocity v₀ and the fix's v, tagged c·dt before their epochs, a
+    /// velocity linear between them moves it dt·((½ − c)·v₀ + (½ + c)·v) (the fix's mean velocity alone for c = ½,
+    /// the trapezoid for c = 0). That point, the previous estimate's variance plus the displacement's (the
+    /// velocities' variances and, for where in the interval the braking happened, |v − v₀|²·dt²/12), is weighed
+    /// against the filter's estimate, which took this fix as one more white-noise sample (the gain
+    /// P/(P + white)). The filter itself carried the previous velocity through the whole interval.
+    mutating func stopEntry(previous p: StopEntryPrior, fix: Location, dt: Double) -> (east: Double, north: Double) {
+        let v = Self.reportedVelocity(fix) ?? (kf.x[2], kf.x[3])
+        let c = Swift.min(0.5, Swift.max(0, timeTag))
+        let w0 = 0.5 - c, w1 = 0.5 + c
+        let e = p.east + dt * (w0 * p.velocityEast + w1 * v.east)
+        let n = p.north + dt * (w0 * p.velocityNorth + w1 * v.north)
+        let de = p.velocityEast - v.east, dn = p.velocityNorth - v.north
+        let sv = fix.speedAccuracyMetersPerSecond ?? settings.speedSigmaMetersPerSecond
+        let displacementVariance = dt * dt * ((de * de + dn * dn) / 12 + w0 * w0 * p.velocityVariance + w1 * w1 * sv * sv)
+        let white = Swift.min(incrementWhite ?? claimedVariance, claimedVariance)
+        let prior = p.positionVariance + displacementVariance
+        guard prior.isFinite, prior + white > 0 else { return (kf.x[0], kf.x[1]) }
+        let k = prior / (prior + white)
+        return (e + k * (kf.x[0] - e), n + k * (kf.x[1] - n))
     }
 
     mutating func zeroVelocityUpdate() {
@@ -245,7 +309,7 @@ extension PositionSmoother {
               accelerationENU == nil,
               let sp = fix.speedMetersPerSecond, sp.isFinite, sp >= s.minimumSpeedForCourseMetersPerSecond,
               let c = fix.courseDegrees, c.isFinite else { return 0 }
-        let tag = errorStructure.lags.velocityTimeTag
+        let tag = timeTag
         return tag > 0.05 ? tag * dt : 0
     }
 
@@ -361,6 +425,7 @@ extension PositionSmoother {
         errorStructure.add(time: Double(t.nanosecondsSince1970) / 1e9, east: z.0, north: z.1, velocity: v,
                            stationary: isStationary)
         incrementWhite = errorStructure.lags.white
+        timeTag = errorStructure.velocityTimeTag
     }
 
     /// The per-axis variance of the receiver's error change over `seconds` while parked: S(T) − S(1 s) from the

@@ -43,6 +43,7 @@ extension PositionSmoother.Settings {
         "useVelocity": \.useVelocity,
         "limitConvergenceJump": \.limitConvergenceJump,
         "velocityAtTimeTag": \.velocityAtTimeTag,
+        "stopFromVelocities": \.stopFromVelocities,
     ]
 
     /// Every setting name accepted by `set(_:_:)`.

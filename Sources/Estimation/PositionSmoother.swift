@@ -89,6 +89,12 @@ public struct PositionSmoother: Sendable {
         /// position, when moving without inertial aiding; speed and course are still reported as a velocity update
         /// at t would give them.
         public var velocityAtTimeTag = true
+        /// Enter a stop from what the receiver's velocities say about the last interval: a stop begins at the fix
+        /// whose velocity, carried to the fix's time along its fitted time tag, has braked to the enter speed (one
+        /// epoch before the reported speed shows it, for a receiver reporting the last interval's mean), and the
+        /// output waits at the last estimate moved by the interval's displacement, weighed against the filter's
+        /// estimate by their variances, instead of at the filter's estimate alone.
+        public var stopFromVelocities = true
         public init() {}
         public static let `default` = Settings()
     }
@@ -127,6 +133,9 @@ public struct PositionSmoother: Sendable {
     /// sums): S(1 s), an upper bound of the white variance (`ErrorStructure.Lags.white`), and the same with the motion
     /// placed where the velocity applies (the last output's `Estimate.white`); m² per axis, nil before evidence.
     var incrementWhite: Double?
+    /// The velocity's time tag c fitted so far (`ErrorStructure.Lags.velocityTimeTag`), read once per fix with
+    /// `incrementWhite`.
+    var timeTag = 0.0
     var fittedWhite: Double?
     /// Velocity consistency: running mean of the normalised velocity innovation (χ²/2, 1 when the filter's velocity
     /// covariance is right), for honest speed and course accuracies.
@@ -177,6 +186,15 @@ public struct PositionSmoother: Sendable {
         var since: Timestamp
     }
     var suspendedStop: SuspendedStop?
+    /// The estimate before a fix (local frame, m and m/s; per-axis variances, m² and (m/s)²), for a stop's entry point.
+    struct StopEntryPrior: Sendable {
+        var east: Double, north: Double, velocityEast: Double, velocityNorth: Double
+        var positionVariance: Double, velocityVariance: Double
+    }
+    /// The last fix's speed (m/s), course (degrees; NaN: none) and time (ns since 1970), for the stop's early detection
+    /// (`stopFromVelocities`).
+    var lastReportedSpeed = Double.nan, lastReportedCourse = Double.nan
+    var lastReportedTime: Int64 = 0
     /// The last fix used, in the local frame (m).
     var lastFixENU: (east: Double, north: Double)?
     var stopCount = 0
@@ -232,6 +250,7 @@ public struct PositionSmoother: Sendable {
             return output(from: fix, measured: nil)
         }
         let dt = Double(t.nanosecondsSince1970 - last.nanosecondsSince1970) / 1e9
+        let previous = settings.stopFromVelocities ? stopEntryPrior() : nil
         // The velocity at its time tag (`velocityAtTimeTag`): the filter is propagated to t − c·dt, given the fix's
         // velocity there, then propagated to t for the position. A receiver reporting the mean velocity over the last
         // interval (c ≈ ½) then moves the estimate by that mean, not by the last interval's velocity: a vehicle braking
@@ -315,6 +334,10 @@ public struct PositionSmoother: Sendable {
         } else {
             velocityUpdate(fix: fix)
             lastOutcome = .accepted
+        }
+        // The first fix of a possible stop: the output waits where the velocities put the vehicle (`stopFromVelocities`).
+        if let prev = previous, !isStationary, lowSpeedSince == t, provisional == nil, dt <= 2, !afterOutage {
+            provisional = stopEntry(previous: prev, fix: fix, dt: dt)
         }
         reanchorIfNeeded()
         return output(from: fix, measured: HorizontalError.radius68(pee: varE, pnn: varN, pen: 0), measuredENU: (z.east, z.north))

@@ -8,7 +8,10 @@ import TestSupport
 /// simulated receivers we do not tune on (Tests/TestSupport/SimulatedReceiver.swift) and on the real drives in
 /// ../shared/data, 60–85 % of smoothed fixes must be within them, and smoothing must not make p50/p95 worse.
 @Suite(.ownThreads) struct AccuracyHonestyTests {
-    static let seeds: [UInt64] = [1, 2, 3, 4]
+    /// Eight seeds (four until 2026-11-28): a stop's held point is one draw of the receiver's error for the whole stop,
+    /// and on four seeds (~230 stops) a few stops' draws decided the p95 of a whole receiver (the outage receiver went
+    /// 3.98 → 4.30 m against its raw 4.22 with `stopFromVelocities`, while on 24 seeds it went 3.76 → 3.74 against 4.08).
+    static let seeds: [UInt64] = Array(1...8)
 
     /// Receivers whose pessimism cannot be told from the data (a bias that does not change over the longest lag looks
     /// exactly like a pessimistic claim): the lower bound holds, the upper one is a known miss (docs/smoothing.md).
@@ -120,10 +123,40 @@ import TestSupport
         // The stops of the honest white-noise receiver: path per 180 s while the truth is stopped.
         let rep = Self.report(SimulatedReceiver.catalogue[0])
         print("sim white 2 m: parked path per 180 s raw \(rep.raw.parkedPathPer180s) smoothed \(rep.smoothed.parkedPathPer180s)")
+        // The whole stop, braking into it included. Until `stopFromVelocities` (2026-11-28) the stop's first step (the
+        // estimate moving from the last moving fix to the first slow one) alone drew 2.4 m per 180 s: 2.98 in all.
         #expect(rep.smoothed.parkedPathPer180s < 0.05 * rep.raw.parkedPathPer180s)
-        withKnownIssue("parked path on simulated stops includes braking into the stop: \(rep.smoothed.parkedPathPer180s) m per 180 s") {
-            #expect(rep.smoothed.parkedPathPer180s <= 1)
+        #expect(rep.smoothed.parkedPathPer180s <= 1)
+    }
+
+    /// A stop entered from what the velocities say (`stopFromVelocities`): detected at the fix whose velocity,
+    /// carried to the fix's time along its time tag, has braked to rest, and placed where the velocities moved the last
+    /// estimate, weighed against the filter's. Against the simulator's truth, on receivers with white noise, wandering
+    /// biases and outages: the whole stop draws at most 1 m per 180 s and less than two thirds of what it drew without,
+    /// and p50 and p95 stay below raw. (Measured, 24 seeds: parked 2.83 → 0.83, 2.39 → 0.76, 2.01 → 0.89,
+    /// 1.95 → 0.71 m per 180 s; p50 1.16 → 1.10, 1.85 → 1.83, 2.66 → 2.65, 1.75 → 1.74 m.)
+    @Test(arguments: [0, 2, 5, 10])
+    func stopFromVelocitiesKeepsTheWholeStopStill(_ i: Int) {
+        let r = SimulatedReceiver.catalogue[i]
+        let runs = Self.seeds.map { r.run(seed: $0) }
+        var off = PositionSmoother.Settings.default
+        off.stopFromVelocities = false
+        func report(_ s: PositionSmoother.Settings) -> SmoothingEvaluation.Report {
+            SmoothingEvaluation.evaluate(raw: runs.flatMap(\.fixes),
+                                         smoothed: runs.flatMap { SmoothingEvaluation.smooth($0.fixes, settings: s) },
+                                         truth: runs.flatMap(\.truth))
         }
+        let on = report(.default), before = report(off)
+        print("sim \(r.name): stop from velocities: parked \(before.smoothed.parkedPathPer180s) → \(on.smoothed.parkedPathPer180s) m per 180 s, p50 \(before.smoothed.p50) → \(on.smoothed.p50), p95 \(before.smoothed.p95) → \(on.smoothed.p95)")
+        // The 60 s wander: 1.05 m per 180 s on these eight seeds (0.76 on 24); a quarter of it is the start-up stop of
+        // each run (the filter converging on a car parked at power-on).
+        withKnownIssue("parked path \(on.smoothed.parkedPathPer180s) m per 180 s", isIntermittent: true) {
+            #expect(on.smoothed.parkedPathPer180s <= 1)
+        } when: { i == 2 }
+        if i != 2 { #expect(on.smoothed.parkedPathPer180s <= 1) }
+        #expect(on.smoothed.parkedPathPer180s < 2.0 / 3.0 * before.smoothed.parkedPathPer180s)
+        #expect(on.smoothed.p50 < on.raw.p50 && on.smoothed.p95 < on.raw.p95)
+        #expect((0.6...0.85).contains(on.smoothed.withinReportedAccuracy))
     }
 
     @Test(arguments: SimulatedReceiver.catalogue.indices)
@@ -143,8 +176,11 @@ import TestSupport
     /// The velocity applied at the moment it describes (`velocityAtTimeTag`): on receivers whose velocity is the mean
     /// over the last interval (the simulated ones: their positions move with the new velocity, fitted c ≈ ½), the
     /// smoothed p50 and p95 against the simulator's truth are better than with the velocity applied at the fix's time,
-    /// and the accuracies stay honest: position, speed and course within 60–85 %. Seeds 1–4, white 2 m and the phone-like
-    /// mix (measured 8 seeds: white 2 m p50/p95 1.45/3.14 → 1.15/2.54, the mix 2.69/5.07 → 2.69/4.97).
+    /// and the accuracies stay honest: position, speed and course within 60–85 %. White 2 m and the phone-like mix
+    /// (measured 8 seeds: white 2 m p50/p95 1.45/3.14 → 1.15/2.54, the mix 2.69/5.07 → 2.69/4.97). Since
+    /// `stopFromVelocities` (2026-11-28) places the stops itself, the mix's gain, which was in the braking into its
+    /// stops, is a tie (24 seeds: p50 2.65 and 2.65, p95 5.32 → 5.20; 8 seeds: 2.62 → 2.66, 5.07 → 5.05): there only
+    /// the bounds against raw and the honesty are asserted.
     @Test(arguments: [0, 5])
     func velocityAtItsTimeTagBeatsTheFixTime(_ i: Int) {
         let r = SimulatedReceiver.catalogue[i]
@@ -158,8 +194,10 @@ import TestSupport
         }
         let at = report(.default), before = report(off)
         print("sim \(r.name): velocity at its time tag p50 \(before.smoothed.p50) → \(at.smoothed.p50), p95 \(before.smoothed.p95) → \(at.smoothed.p95), within \(at.smoothed.withinReportedAccuracy), speed \(at.smoothed.withinSpeedAccuracy), course \(at.smoothed.withinCourseAccuracy)")
-        #expect(at.smoothed.p50 <= before.smoothed.p50)
-        #expect(at.smoothed.p95 < before.smoothed.p95)
+        if i == 0 {
+            #expect(at.smoothed.p50 < before.smoothed.p50)
+            #expect(at.smoothed.p95 < before.smoothed.p95)
+        }
         #expect(at.smoothed.p50 < at.raw.p50 && at.smoothed.p95 < at.raw.p95)
         #expect((0.6...0.85).contains(at.smoothed.withinReportedAccuracy))
         #expect((0.6...0.85).contains(at.smoothed.withinSpeedAccuracy))
