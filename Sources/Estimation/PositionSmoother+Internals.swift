@@ -175,8 +175,8 @@ extension PositionSmoother {
         let s = settings
         let accVar = accelerometerVariance(at: t)
         let speed = fix.speedMetersPerSecond
-        let previousSpeed = lastReportedSpeed, previousCourse = lastReportedCourse, previousTime = lastReportedTime
-        lastReportedSpeed = speed ?? .nan; lastReportedCourse = fix.courseDegrees ?? .nan
+        let previousSpeed = lastReportedSpeed, previousTime = lastReportedTime
+        lastReportedSpeed = speed ?? .nan
         lastReportedTime = t.nanosecondsSince1970
         if isStationary {
             var leave = false
@@ -220,24 +220,19 @@ extension PositionSmoother {
         var low: Bool
         if let sp = speed { low = sp <= s.stationaryEnterSpeedMetersPerSecond } else { low = accVar != nil }
         // A receiver that reports the mean velocity of the last interval (time tag c > 0) shows a stop one epoch late:
-        // the vehicle that braked to rest during the interval reports half its speed. Its velocity at the fix's time,
-        // carried on along the change from the previous fix (v + c·(v − v₀)), shows it at once: braked to the enter
-        // speed along the previous direction of travel (which needs a speed of at least the exit speed to be one).
-        // Only where what the vehicle may still move after the fix (the enter speed over half an interval) is within one
-        // fix's white noise: a centimetre receiver sees that creep, and its stop is better placed a fix later.
+        // the vehicle that braked to rest during the interval reports about half its speed. Its speed at the fix's time,
+        // carried on along the change from the previous fix (v + c·(v − v₀); a braking vehicle, v < v₀, from at least
+        // the exit speed), shows it at once. The speed, not the velocity: at a stop the velocity's direction is noise,
+        // and a turn is no stop. Only where what the vehicle may still move after the fix (the enter speed over half an
+        // interval) is within one fix's white noise: a centimetre receiver sees that creep, and its stop is better
+        // placed a fix later.
         if s.stopFromVelocities, !low, let sp = speed, sp < previousSpeed,
            previousSpeed >= s.stationaryExitSpeedMetersPerSecond, timeTag > 0.05 {
-            let gap = Double(t.nanosecondsSince1970 &- previousTime) / 1e9, c = timeTag
+            let gap = Double(t.nanosecondsSince1970 &- previousTime) / 1e9
             let creep = s.stationaryEnterSpeedMetersPerSecond * gap / 2
-            if gap > 0, gap <= 2, creep * creep <= Swift.min(incrementWhite ?? claimedVariance, claimedVariance) {
-                // The fix's velocity along the previous direction (a speed without both courses counts along it), carried on.
-                var along = 0.0
-                if let c1 = fix.courseDegrees, c1.isFinite, previousCourse.isFinite {
-                    along = sp * cos((c1 - previousCourse) * .pi / 180)
-                } else if sp > 0 {
-                    along = sp
-                }
-                if along + c * (along - previousSpeed) <= s.stationaryEnterSpeedMetersPerSecond { low = true }
+            if gap > 0, gap <= 2, creep * creep <= Swift.min(incrementWhite ?? claimedVariance, claimedVariance),
+               sp + timeTag * (sp - previousSpeed) <= s.stationaryEnterSpeedMetersPerSecond {
+                low = true
             }
         }
         if let v = accVar { low = low && v <= s.accelerometerVarianceEnter }

@@ -90,7 +90,7 @@ public struct PositionSmoother: Sendable {
         /// at t would give them.
         public var velocityAtTimeTag = true
         /// Enter a stop from what the receiver's velocities say about the last interval: a stop begins at the fix
-        /// whose velocity, carried to the fix's time along its fitted time tag, has braked to the enter speed (one
+        /// whose speed, carried to the fix's time along its fitted time tag, has braked to the enter speed (one
         /// epoch before the reported speed shows it, for a receiver reporting the last interval's mean), and the
         /// output waits at the last estimate moved by the interval's displacement, weighed against the filter's
         /// estimate by their variances, instead of at the filter's estimate alone.
@@ -191,9 +191,9 @@ public struct PositionSmoother: Sendable {
         var east: Double, north: Double, velocityEast: Double, velocityNorth: Double
         var positionVariance: Double, velocityVariance: Double
     }
-    /// The last fix's speed (m/s), course (degrees; NaN: none) and time (ns since 1970), for the stop's early detection
+    /// The last fix's speed (m/s; NaN: none) and time (ns since 1970), for the stop's early detection
     /// (`stopFromVelocities`).
-    var lastReportedSpeed = Double.nan, lastReportedCourse = Double.nan
+    var lastReportedSpeed = Double.nan
     var lastReportedTime: Int64 = 0
     /// The last fix used, in the local frame (m).
     var lastFixENU: (east: Double, north: Double)?
