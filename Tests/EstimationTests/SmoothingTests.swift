@@ -117,6 +117,45 @@ func path(_ fixes: ArraySlice<Location>) -> Double {
         #expect(smErr.max()! < rawErr.max()!)
     }
 
+    /// A receiver that reports the mean velocity over the last second (each position the previous one moved by the new
+    /// velocity: time tag c = ½), driving north with a varying speed, turning east at a steady 8 m/s within one second,
+    /// then braking at 2 m/s² to rest (reported means 7, 5, 3, 1, then 0 once the car stands). With `stopFromVelocities`
+    /// the stop begins at the fix where the car came to rest (its reported 1 m/s carried on from 3 m/s: 1 + ½·(1 − 3) = 0),
+    /// so the output waits there instead of stepping to the next fix; without it, one fix later. The turn is no stop.
+    @Test func stopBeginsWhereTheSpeedCarriedToTheFixHasBraked() throws {
+        var truth: [(e: Double, n: Double, speed: Double, course: Double)] = []
+        var e = 0.0, n = 0.0
+        func step(_ speed: Double, _ course: Double) {
+            e += speed * sin(course * .pi / 180); n += speed * cos(course * .pi / 180)
+            truth.append((e, n, speed, course))
+        }
+        for i in 0..<120 { step(8 + 4 * sin(Double(i) / 3), 0) }
+        for i in 0..<60 { step(8 + 4 * sin(Double(i) / 3), 90) }   // turned at fix 120, at 8 m/s
+        for _ in 0..<4 { step(8, 90) }
+        for mean in [7.0, 5, 3, 1] { step(mean, 90) }              // fixes 184…187: the car is at rest at 187
+        for _ in 0..<30 { step(0, 90) }
+        let raw = Track(truth: truth).fixes(accuracy: 1, seed: 7, speedNoise: 0.05)
+        var off = PositionSmoother.Settings.default
+        off.stopFromVelocities = false
+        func run(_ settings: PositionSmoother.Settings) -> (out: [Location], tag: Double) {
+            var s = PositionSmoother(settings: settings)
+            let out = raw.map { s.process(fix: $0) }
+            return (out, s.timeTag)
+        }
+        let on = run(.default), before = run(off)
+        try #require(on.tag > 0.25, "the fitted time tag \(on.tag)")
+        func moved(_ out: [Location], _ i: Int) -> Double {
+            LocalTangentFrame.distanceMeters(out[i].latitudeDegrees!, out[i].longitudeDegrees!,
+                                             out[i + 1].latitudeDegrees!, out[i + 1].longitudeDegrees!)
+        }
+        print("time tag \(on.tag); from fix 187 to 188 the output moves \(moved(on.out, 187)) m (\(moved(before.out, 187)) m without); at the turn \(moved(on.out, 120)) m")
+        #expect(moved(on.out, 187) == 0)
+        #expect(moved(before.out, 187) > 0)
+        // The turn: the output keeps moving with the car (8 m per fix), and nothing is stationary there.
+        #expect(moved(on.out, 120) > 4 && moved(on.out, 121) > 4)
+        #expect(!on.out[115...130].contains { $0.isStationary == true })
+    }
+
     @Test func parkedFalsePathUnderOneMeterPerThreeMinutes() {
         // Drive 30 s, stop 180 s, drive again; 5 m (68 %) noise; GNSS speed ≈ 0 (σ 0.05) while parked.
         let track = Track.stopAndGo(stopSeconds: 180)
