@@ -19,6 +19,21 @@ import TestSupport
     /// 2× optimistic with a 300 s wander: the wander is longer than the longest lag that shows it.
     static func slowOptimistic(_ r: SimulatedReceiver) -> Bool { r.claimFactor < 1 && r.biases.contains { $0.tauSeconds >= 300 } }
 
+    /// The receiver's runs smoothed with the default settings and with one setting changed (`change`), both against
+    /// the simulator's truth.
+    static func reports(_ r: SimulatedReceiver, change: (inout PositionSmoother.Settings) -> Void)
+        -> (default: SmoothingEvaluation.Report, changed: SmoothingEvaluation.Report) {
+        let runs = seeds.map { r.run(seed: $0) }
+        var changed = PositionSmoother.Settings.default
+        change(&changed)
+        func report(_ s: PositionSmoother.Settings) -> SmoothingEvaluation.Report {
+            SmoothingEvaluation.evaluate(raw: runs.flatMap(\.fixes),
+                                         smoothed: runs.flatMap { SmoothingEvaluation.smooth($0.fixes, settings: s) },
+                                         truth: runs.flatMap(\.truth))
+        }
+        return (report(.default), report(changed))
+    }
+
     static func report(_ r: SimulatedReceiver) -> SmoothingEvaluation.Report {
         let runs = seeds.map { r.run(seed: $0) }
         return SmoothingEvaluation.evaluate(raw: runs.flatMap(\.fixes),
@@ -138,15 +153,7 @@ import TestSupport
     @Test(arguments: [0, 2, 5, 10])
     func stopFromVelocitiesKeepsTheWholeStopStill(_ i: Int) {
         let r = SimulatedReceiver.catalogue[i]
-        let runs = Self.seeds.map { r.run(seed: $0) }
-        var off = PositionSmoother.Settings.default
-        off.stopFromVelocities = false
-        func report(_ s: PositionSmoother.Settings) -> SmoothingEvaluation.Report {
-            SmoothingEvaluation.evaluate(raw: runs.flatMap(\.fixes),
-                                         smoothed: runs.flatMap { SmoothingEvaluation.smooth($0.fixes, settings: s) },
-                                         truth: runs.flatMap(\.truth))
-        }
-        let on = report(.default), before = report(off)
+        let (on, before) = Self.reports(r) { $0.stopFromVelocities = false }
         print("sim \(r.name): stop from velocities: parked \(before.smoothed.parkedPathPer180s) → \(on.smoothed.parkedPathPer180s) m per 180 s, p50 \(before.smoothed.p50) → \(on.smoothed.p50), p95 \(before.smoothed.p95) → \(on.smoothed.p95)")
         // The 60 s wander: 1.05 m per 180 s on these eight seeds (0.76 on 24); a quarter of it is the start-up stop of
         // each run (the filter converging on a car parked at power-on).
@@ -184,15 +191,7 @@ import TestSupport
     @Test(arguments: [0, 5])
     func velocityAtItsTimeTagBeatsTheFixTime(_ i: Int) {
         let r = SimulatedReceiver.catalogue[i]
-        let runs = Self.seeds.map { r.run(seed: $0) }
-        var off = PositionSmoother.Settings.default
-        off.velocityAtTimeTag = false
-        func report(_ s: PositionSmoother.Settings) -> SmoothingEvaluation.Report {
-            SmoothingEvaluation.evaluate(raw: runs.flatMap(\.fixes),
-                                         smoothed: runs.flatMap { SmoothingEvaluation.smooth($0.fixes, settings: s) },
-                                         truth: runs.flatMap(\.truth))
-        }
-        let at = report(.default), before = report(off)
+        let (at, before) = Self.reports(r) { $0.velocityAtTimeTag = false }
         print("sim \(r.name): velocity at its time tag p50 \(before.smoothed.p50) → \(at.smoothed.p50), p95 \(before.smoothed.p95) → \(at.smoothed.p95), within \(at.smoothed.withinReportedAccuracy), speed \(at.smoothed.withinSpeedAccuracy), course \(at.smoothed.withinCourseAccuracy)")
         if i == 0 {
             #expect(at.smoothed.p50 < before.smoothed.p50)
