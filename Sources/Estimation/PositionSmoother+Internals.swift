@@ -41,8 +41,9 @@ extension PositionSmoother {
         let f = settings.correlatedErrorFraction
         kf = KalmanFilter()
         var ve = 0.0, vn = 0.0, vv = 100.0
-        if let sp = fix.speedMetersPerSecond, let c = fix.courseDegrees, sp >= settings.minimumSpeedForCourseMetersPerSecond {
-            ve = sp * sin(c * .pi / 180); vn = sp * cos(c * .pi / 180); vv = 4
+        if let sp = fix.speedMetersPerSecond, sp >= settings.minimumSpeedForCourseMetersPerSecond,
+           let v = fixVelocity(fix) {
+            ve = v.east; vn = v.north; vv = 4
         } else if let sp = fix.speedMetersPerSecond, sp < settings.stationaryEnterSpeedMetersPerSecond {
             vv = 1
         }
@@ -227,10 +228,10 @@ extension PositionSmoother {
         // interval) is within one fix's white noise: a centimetre receiver sees that creep, and its stop is better
         // placed a fix later.
         if s.stopFromVelocities, !low, let sp = speed, sp < previousSpeed,
-           previousSpeed >= s.stationaryExitSpeedMetersPerSecond, timeTag > 0.05 {
+           previousSpeed >= s.stationaryExitSpeedMetersPerSecond, timeTag > Self.timeTagMinimum {
             let gap = Double(t.nanosecondsSince1970 &- previousTime) / 1e9
             let creep = s.stationaryEnterSpeedMetersPerSecond * gap / 2
-            if gap > 0, gap <= 2, creep * creep <= Swift.min(incrementWhite ?? claimedVariance, claimedVariance),
+            if gap > 0, gap <= 2, creep * creep <= holdWhiteVariance,
                sp + timeTag * (sp - previousSpeed) <= s.stationaryEnterSpeedMetersPerSecond {
                 low = true
             }
@@ -249,16 +250,19 @@ extension PositionSmoother {
         }
     }
 
-    /// A fix's velocity (east, north, m/s) from its speed and course; zero for a zero speed without a course.
-    static func reportedVelocity(_ fix: Location) -> (east: Double, north: Double)? {
+    /// A fix's velocity (east, north, m/s) from its speed and course; zero for a speed below the course threshold
+    /// without a course (as the velocity update takes it); nil otherwise.
+    mutating func fixVelocity(_ fix: Location) -> (east: Double, north: Double)? {
         guard let sp = fix.speedMetersPerSecond, sp.isFinite else { return nil }
-        guard let c = fix.courseDegrees, c.isFinite else { return sp == 0 ? (0, 0) : nil }
+        guard let c = fix.courseDegrees, c.isFinite else {
+            return sp < settings.minimumSpeedForCourseMetersPerSecond ? (0, 0) : nil
+        }
         return (sp * sin(c * .pi / 180), sp * cos(c * .pi / 180))
     }
 
     /// The estimate before a fix is processed, for the stop's entry point (`stopEntry`): position, velocity, the
     /// position's per-axis variance (the smaller of the filter's own and its real-error covariance's) and the
-    /// velocity's. (Mutating only so that reading it on every fix does not copy the smoother.)
+    /// velocity's.
     mutating func stopEntryPrior() -> StopEntryPrior {
         let model = (kf[0, 0] + kf[1, 1]) / 2, real = (kf.pt[0] + kf.pt[7]) / 2
         return StopEntryPrior(east: kf.x[0], north: kf.x[1], velocityEast: kf.x[2], velocityNorth: kf.x[3],
@@ -274,7 +278,9 @@ extension PositionSmoother {
     /// against the filter's estimate, which took this fix as one more white-noise sample (the gain
     /// P/(P + white)). The filter itself carried the previous velocity through the whole interval.
     mutating func stopEntry(previous p: StopEntryPrior, fix: Location, dt: Double) -> (east: Double, north: Double) {
-        let v = Self.reportedVelocity(fix) ?? (kf.x[2], kf.x[3])
+        // The fix's velocity where it has a course (or stands still); otherwise the filter's.
+        let hasVelocity = fix.courseDegrees?.isFinite == true || fix.speedMetersPerSecond == 0
+        let v = (hasVelocity ? fixVelocity(fix) : nil) ?? (kf.x[2], kf.x[3])
         let c = Swift.min(0.5, Swift.max(0, timeTag))
         let w0 = 0.5 - c, w1 = 0.5 + c
         let e = p.east + dt * (w0 * p.velocityEast + w1 * v.east)
@@ -282,7 +288,7 @@ extension PositionSmoother {
         let de = p.velocityEast - v.east, dn = p.velocityNorth - v.north
         let sv = fix.speedAccuracyMetersPerSecond ?? settings.speedSigmaMetersPerSecond
         let displacementVariance = dt * dt * ((de * de + dn * dn) / 12 + w0 * w0 * p.velocityVariance + w1 * w1 * sv * sv)
-        let white = Swift.min(incrementWhite ?? claimedVariance, claimedVariance)
+        let white = holdWhiteVariance
         let prior = p.positionVariance + displacementVariance
         guard prior.isFinite, prior + white > 0 else { return (kf.x[0], kf.x[1]) }
         let k = prior / (prior + white)
@@ -304,9 +310,16 @@ extension PositionSmoother {
               accelerationENU == nil,
               let sp = fix.speedMetersPerSecond, sp.isFinite, sp >= s.minimumSpeedForCourseMetersPerSecond,
               let c = fix.courseDegrees, c.isFinite else { return 0 }
-        let tag = timeTag
-        return tag > 0.05 ? tag * dt : 0
+        return timeTag > Self.timeTagMinimum ? timeTag * dt : 0
     }
+
+    /// The time tag below which a receiver's velocity counts as its epoch's (the F9K's fitted c is 0.01).
+    static let timeTagMinimum = 0.05
+
+    /// The receiver's white variance for the stop hold (m² per axis): what its 1 s increments show (S(1 s), an upper
+    /// bound: the hold is worth no more than that), never more than it claims. (A mutating getter, like the other
+    /// helpers read on every fix: non-mutating ones copied the smoother, 30–50 ns per fix on MTV-1.)
+    var holdWhiteVariance: Double { mutating get { Swift.min(incrementWhite ?? claimedVariance, claimedVariance) } }
 
     /// The steady variance of the filter's modelled error state (its share of the claim, as adapted).
     var modelledBiasVariance: Double {
@@ -391,14 +404,7 @@ extension PositionSmoother {
 
     /// Feeds an accepted fix to the error-structure analysis: the measured position with the receiver's own velocity.
     mutating func learnErrorStructure(fix: Location, t: Timestamp, z: (Double, Double)) {
-        var v: (east: Double, north: Double)? = nil
-        if let sp = fix.speedMetersPerSecond, sp.isFinite {
-            if let c = fix.courseDegrees, c.isFinite {
-                v = (sp * sin(c * .pi / 180), sp * cos(c * .pi / 180))
-            } else if sp < settings.minimumSpeedForCourseMetersPerSecond {
-                v = (0, 0)
-            }
-        }
+        let v = fixVelocity(fix)
         if let vv = v, !isStationary {
             if let l = lastDoppler, Double(t.nanosecondsSince1970 - l.t.nanosecondsSince1970) / 1e9 <= 1.5 {
                 let p = ((vv.east - l.east) * (vv.east - l.east) + (vv.north - l.north) * (vv.north - l.north)) / 4
@@ -492,9 +498,7 @@ extension PositionSmoother {
         var out = fix
         let learned = errorEstimate
         fittedWhite = learned.white
-        // The receiver's white variance for the stop hold: what its 1 s increments show (S(1 s), an upper bound: the
-        // hold is worth no more than that), never more than it claims.
-        let white = Swift.min(incrementWhite ?? claimedVariance, claimedVariance)
+        let white = holdWhiteVariance
         // What the position's error is, plus what no averaging removes (`learned.slow`).
         var pee: Double, pnn: Double, pen: Double
         if learned.white != nil, kf.pt[0].isFinite, kf.pt[7].isFinite, kf.pt[1].isFinite {
