@@ -482,12 +482,62 @@ extension PositionSmoother {
         if let o = outputENU { outputENU = move(o) }
         if let l = lastFixENU { lastFixENU = move(l) }
         if let p = provisional { provisional = move(p) }
+        stopCreep.move(move)
         if var sus = suspendedStop {
             let h = move((sus.held.east, sus.held.north))
             sus.held = (h.east, h.north, sus.held.variance)
             sus.sum = moveSum(sus.sum, sus.count)
             suspendedStop = sus
         }
+    }
+
+    /// The held point while stationary (`output`): the stop's mean and the held point updated with this fix, the point
+    /// (local frame, m), and when the stop has fixes, the mean's per-axis variance (white noise left after its fixes;
+    /// the slow part is added by the caller) and how far the held point is from the mean. (Not inlined: inside
+    /// `output` the stop's code made every fix, moving or not, ~40 ns slower.)
+    @inline(never)
+    mutating func holdPoint(fix: Location, measured measuredENU: (east: Double, north: Double)?, white: Double)
+        -> (east: Double, north: Double, variance: Double?, offset: Double)? {
+        if let m = measuredENU {
+            stopSum.east += m.east; stopSum.north += m.north; stopCount += 1
+        }
+        if stopCount > 0 {
+            let newStop = held == nil
+            if held == nil, let p = provisional {
+                held = (p.east, p.north, Swift.min((kf[0, 0] + kf[1, 1]) / 2, white))
+            }
+            if held == nil {
+                // The moving estimate, worth at least one fix: its variance is the filter's, but no more than the
+                // white variance the fixes show (the filter's own is the receiver's claim at first, often far
+                // too large, which would hold a poor point for the whole stop).
+                held = (kf.x[0], kf.x[1], Swift.min((kf[0, 0] + kf[1, 1]) / 2, white))
+            }
+            // A vehicle creeping: the held point follows it (`holdFollowsCreep`).
+            let crept = settings.holdFollowsCreep && followCreep(fix: fix, measured: measuredENU, newStop: newStop, white: white)
+            let c = Double(stopCount)
+            let me = stopSum.east / c, mn = stopSum.north / c
+            let meanVariance = white / c
+            if !crept, let h = held {
+                let d = ((me - h.east) * (me - h.east) + (mn - h.north) * (mn - h.north)).squareRoot()
+                // How far the receiver's own error wanders over the stop so far, as its parked fixes show it
+                // (S(T) − S(1 s) at the stop's duration T): the mean leaving the held point by that much is the
+                // receiver's wander, not motion.
+                var wander = 0.0
+                if let t0 = stopStart, let t1 = time { wander = Self.parkedWander(errorStructure.lags, seconds: t0.seconds(to: t1)) }
+                let deadband = holdDeadband(variance: Swift.min(h.variance, white) + meanVariance + wander)
+                // (The held point is worth at most one fix's white variance, as the white variance is known now: a
+                // hold made before the first S(1 s) kept the claim's variance, 7 m² on MTV-2's first stop, and so
+                // an 8 m deadband for the whole stop.)
+                if d > deadband { held = (me, mn, meanVariance) }
+            }
+            let h = held!
+            // The mean's error (white noise left after c fixes; the caller adds the slow part) plus how far the held
+            // point is from it.
+            return (h.east, h.north, meanVariance, ((me - h.east) * (me - h.east) + (mn - h.north) * (mn - h.north)).squareRoot())
+        } else if let h = held {
+            return (h.east, h.north, nil, 0)
+        }
+        return nil
     }
 
     /// The smoothed location: the fix's other fields kept, position/velocity/accuracies from the filter.
@@ -526,42 +576,9 @@ extension PositionSmoother {
             // estimate); the held point moves to a new mean only when the two differ significantly: by more than
             // `holdDeadbandRadiusFactor` × the 68 % radius of their difference (the held point's variance and the
             // white noise left in the mean), so parked jitter draws (almost) no path.
-            if let m = measuredENU {
-                stopSum.east += m.east; stopSum.north += m.north; stopCount += 1
-            }
-            if stopCount > 0 {
-                let c = Double(stopCount)
-                let me = stopSum.east / c, mn = stopSum.north / c
-                let meanVariance = white / c
-                if held == nil, let p = provisional {
-                    held = (p.east, p.north, Swift.min((kf[0, 0] + kf[1, 1]) / 2, white))
-                }
-                if held == nil {
-                    // The moving estimate, worth at least one fix: its variance is the filter's, but no more than the
-                    // white variance the fixes show (the filter's own is the receiver's claim at first, often far
-                    // too large, which would hold a poor point for the whole stop).
-                    held = (kf.x[0], kf.x[1], Swift.min((kf[0, 0] + kf[1, 1]) / 2, white))
-                }
-                if let h = held {
-                    let d = ((me - h.east) * (me - h.east) + (mn - h.north) * (mn - h.north)).squareRoot()
-                    // How far the receiver's own error wanders over the stop so far, as its parked fixes show it
-                    // (S(T) − S(1 s) at the stop's duration T): the mean leaving the held point by that much is the
-                    // receiver's wander, not motion.
-                    var wander = 0.0
-                    if let t0 = stopStart, let t1 = time { wander = Self.parkedWander(errorStructure.lags, seconds: t0.seconds(to: t1)) }
-                    let deadband = holdDeadband(variance: Swift.min(h.variance, white) + meanVariance + wander)
-                    // (The held point is worth at most one fix's white variance, as the white variance is known now: a
-                    // hold made before the first S(1 s) kept the claim's variance, 7 m² on MTV-2's first stop, and so
-                    // an 8 m deadband for the whole stop.)
-                    if d > deadband { held = (me, mn, meanVariance) }
-                }
-                let h = held!
-                e = h.east; n = h.north
-                offset = ((me - h.east) * (me - h.east) + (mn - h.north) * (mn - h.north)).squareRoot()
-                // The mean's error (white noise left after c fixes, and the slow part) plus how far the held point is from it.
-                pee = meanVariance + learned.slow; pnn = pee; pen = 0
-            } else if let h = held {
-                e = h.east; n = h.north
+            if let hp = holdPoint(fix: fix, measured: measuredENU, white: white) {
+                e = hp.east; n = hp.north
+                if let v = hp.variance { offset = hp.offset; pee = v + learned.slow; pnn = pee; pen = 0 }
             }
             out.speedMetersPerSecond = 0
             // Stopped: the speed is zero within what the receiver itself still measures.

@@ -44,6 +44,7 @@ extension PositionSmoother.Settings {
         "limitConvergenceJump": \.limitConvergenceJump,
         "velocityAtTimeTag": \.velocityAtTimeTag,
         "stopFromVelocities": \.stopFromVelocities,
+        "holdFollowsCreep": \.holdFollowsCreep,
     ]
 
     /// Every setting name accepted by `set(_:_:)`.

@@ -132,8 +132,11 @@ if let spec = ProcessInfo.processInfo.environment["RECEIVERS"] {
         return SimulatedReceiver(name: "white \(w) m + \(p[1]), claim × \(c)", whiteSigmaMeters: w, biases: biases, claimFactor: c)
     }
 }
+// CREEP=1: every simulated vehicle creeps forward once in each stop (`SimulatedReceiver.creepsInStops`).
+let simulatedCreep = ProcessInfo.processInfo.environment["CREEP"] != nil
 for var receiver in simulated {
     receiver.rateHz = simulatedRate
+    receiver.creepsInStops = simulatedCreep
     row("sim: \(receiver.name)", runs: (1...simulatedSeeds).map { receiver.run(seed: UInt64($0)) })
 }
 

@@ -31,6 +31,9 @@ public struct SimulatedReceiver: Sendable {
     /// Seconds (from the start) without fixes.
     public var outages: [Range<Double>] = []
     public var durationSeconds: Double = 1800
+    /// The vehicle creeps forward once in each stop, as in a queue: 0.5–1.5 m at 0.1–0.3 m/s, starting 20–70 % into
+    /// the stop (below the smoother's exit speed; the F9K's real stops hold such creeps). Off in the catalogue.
+    public var creepsInStops = false
 
     public init(name: String, whiteSigmaMeters: Double, biases: [Bias], claimFactor: Double) {
         self.name = name; self.whiteSigmaMeters = whiteSigmaMeters; self.biases = biases; self.claimFactor = claimFactor
@@ -92,6 +95,7 @@ public struct SimulatedReceiver: Sendable {
         let dt = 1 / rateHz
         var e = 0.0, n = 0.0, course = 90.0, speed = 0.0, target = 12.0
         var stopLeft = 60.0, legLeft = 0.0, turnRate = 0.0
+        var creepAt = -1.0, creepLeft = 0.0, creepSpeed = 0.0
         var bias = biases.map { _ in (0.0, 0.0) }
         for i in biases.indices {
             bias[i] = (biases[i].sigmaMeters * gaussian(), biases[i].sigmaMeters * gaussian())
@@ -104,7 +108,12 @@ public struct SimulatedReceiver: Sendable {
             // Motion: stopped → accelerating/driving (1.5 m/s²) → braking (2 m/s²) → stopped.
             if stopLeft > 0 {
                 stopLeft -= dt
-                if stopLeft <= 0 { legLeft = 60 + 240 * rng.unit(); target = 8 + 8 * rng.unit() }
+                speed = 0
+                if creepLeft > 0, stopLeft <= creepAt {
+                    speed = Swift.min(creepSpeed, creepLeft / dt)
+                    creepLeft -= speed * dt
+                }
+                if stopLeft <= 0 { legLeft = 60 + 240 * rng.unit(); target = 8 + 8 * rng.unit(); speed = 0 }
             } else if legLeft > 0 {
                 legLeft -= dt
                 if rng.unit() < 0.02 * dt { turnRate = (rng.unit() - 0.5) * 12 }
@@ -113,7 +122,13 @@ public struct SimulatedReceiver: Sendable {
                 speed += Swift.max(-2 * dt, Swift.min(1.5 * dt, target - speed))
             } else {
                 speed = Swift.max(0, speed - 2 * dt)
-                if speed == 0 { stopLeft = 20 + 130 * rng.unit(); turnRate = 0 }
+                if speed == 0 {
+                    stopLeft = 20 + 130 * rng.unit(); turnRate = 0
+                    if creepsInStops {
+                        creepAt = stopLeft * (0.3 + 0.5 * rng.unit())
+                        creepLeft = 0.5 + rng.unit(); creepSpeed = 0.1 + 0.2 * rng.unit()
+                    }
+                }
             }
             e += speed * sin(course * .pi / 180) * dt
             n += speed * cos(course * .pi / 180) * dt
