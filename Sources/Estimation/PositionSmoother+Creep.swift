@@ -119,7 +119,7 @@ extension PositionSmoother {
 
     /// While stopped: starts the creep's count at a new stop's held point, and moves the held point where the vehicle
     /// crept (`creepTarget`). The stop's mean then starts again, worth as many fixes as the recent mean. Returns
-    /// whether it moved. (Not inlined: in `output` it made every fix, moving or not, ~40 ns slower.)
+    /// whether it moved. (Not inlined, like `holdPoint`: the stop's code inlined into `output` slows every fix.)
     @inline(never)
     mutating func followCreep(fix: Location, measured: (east: Double, north: Double)?, newStop: Bool, white: Double) -> Bool {
         let now = time?.nanosecondsSince1970 ?? 0

@@ -96,10 +96,10 @@ public struct PositionSmoother: Sendable {
         /// output waits at the last estimate moved by the interval's displacement, weighed against the filter's
         /// estimate by their variances, instead of at the filter's estimate alone.
         public var stopFromVelocities = true
-        /// Follow a vehicle creeping inside a stop: the held point moves to the last `StopCreep.windowSeconds` of
-        /// fixes, each carried on by the receiver's velocities since it, when the velocities since the point was set
-        /// add up to a move beyond the noise and the fixes agree with it. The receiver's speed at rest (its running
-        /// median) sets the velocities' noise.
+        /// Follow a vehicle creeping inside a stop: the held point moves to the recent fixes (an exponential mean,
+        /// τ 1 s), each carried on by the receiver's velocities since it, when the velocities since the point was set
+        /// add up to a move beyond their noise and the fixes agree with it (`StopCreep`). The receiver's speed at
+        /// rest (its running median) sets the velocities' noise.
         public var holdFollowsCreep = true
         public init() {}
         public static let `default` = Settings()
