@@ -48,8 +48,8 @@ struct Track {
 }
 
 /// The smoother's output for every fix, and whether it was stationary after each.
-func smoothed(_ raw: [Location]) -> (fixes: [Location], stationary: [Bool]) {
-    var smoother = PositionSmoother()
+func smoothed(_ raw: [Location], settings: PositionSmoother.Settings = .default) -> (fixes: [Location], stationary: [Bool]) {
+    var smoother = PositionSmoother(settings: settings)
     var out: [Location] = [], stationary: [Bool] = []
     for f in raw { out.append(smoother.process(fix: f)); stationary.append(smoother.isStationary) }
     return (out, stationary)
@@ -171,10 +171,8 @@ func path(_ fixes: ArraySlice<Location>) -> Double {
         var off = PositionSmoother.Settings.default
         off.holdFollowsCreep = false
         func run(_ settings: PositionSmoother.Settings, _ raw: [Location]) -> (out: [Location], stationary: [Bool]) {
-            var s = PositionSmoother(settings: settings)
-            var out: [Location] = [], stationary: [Bool] = []
-            for f in raw { out.append(s.process(fix: f)); stationary.append(s.isStationary) }
-            return (out, stationary)
+            let r = smoothed(raw, settings: settings)
+            return (r.fixes, r.stationary)
         }
         let on = run(.default, raw), before = run(off, raw)
         let last = truth.count - 1
