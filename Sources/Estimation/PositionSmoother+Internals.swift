@@ -654,6 +654,12 @@ extension PositionSmoother {
         out.horizontalAccuracyMeters = radius
         out.latitudeErrorMeters = pnn.squareRoot()
         out.longitudeErrorMeters = pee.squareRoot()
+        // Altitude is the receiver's own, and so is its vertical accuracy, except where its fixes show its horizontal
+        // claim too small: the vertical claim is then raised by the same factor (the learned total over the claim),
+        // as the receiver's error budget is one for both (docs/smoothing.md, "Vertical accuracy").
+        if let v = fix.verticalAccuracyMeters, claimedVariance > 0, learned.total > claimedVariance {
+            out.verticalAccuracyMeters = v * (learned.total / claimedVariance).squareRoot()
+        }
         out.isStationary = isStationary
         out.isSmoothed = true
         lastOutput = out

@@ -16,6 +16,10 @@ public enum SmoothingEvaluation {
         /// at ≥ 2 m/s), against the truth's speed and course (its own when given, else from its positions).
         public var withinSpeedAccuracy = Double.nan
         public var withinCourseAccuracy = Double.nan
+        /// The same for altitude (verticalAccuracyMeters, a 1-σ: 68 % in one dimension), ellipsoidal heights, where the
+        /// fix and the truth both give one; and the vertical error's p68 (m).
+        public var withinVerticalAccuracy = Double.nan
+        public var verticalP68 = Double.nan
         /// Path length of the fixes while the truth is stopped, scaled to 180 s.
         public var parkedPathPer180s = Double.nan
         /// The same after each stop's first 5 s (the braking into the stop): the path the stop hold itself draws, per 180 s.
@@ -117,12 +121,17 @@ public enum SmoothingEvaluation {
     static func stats(_ fixes: [Location], _ truth: [Int64: Location], _ stopped: Set<Int64>) -> (ErrorStats, Int, Double) {
         var errors: [Double] = []
         var within = 0, withAccuracy = 0, speedWithin = 0, speedCount = 0, courseWithin = 0, courseCount = 0
+        var verticalWithin = 0, verticalCount = 0, verticalErrors: [Double] = []
         for f in fixes {
             guard let t = f.time, let lat = f.latitudeDegrees, let lon = f.longitudeDegrees,
                   let tr = truth[key(t)], let tlat = tr.latitudeDegrees, let tlon = tr.longitudeDegrees else { continue }
             let e = LocalTangentFrame.distanceMeters(tlat, tlon, lat, lon)
             errors.append(e)
             if let h = f.horizontalAccuracyMeters { withAccuracy += 1; if e <= h { within += 1 } }
+            if let a = ellipsoidHeight(f), let b = ellipsoidHeight(tr) {
+                verticalErrors.append(abs(a - b))
+                if let v = f.verticalAccuracyMeters { verticalCount += 1; if abs(a - b) <= v { verticalWithin += 1 } }
+            }
             if let ts = tr.speedMetersPerSecond, let sp = f.speedMetersPerSecond, let a = f.speedAccuracyMetersPerSecond {
                 // Where the truth moves (≥ 2 m/s, as for the course): a held stop's zero speed is within any radius.
                 if ts >= 2 { speedCount += 1; if abs(sp - ts) <= a { speedWithin += 1 } }
@@ -143,6 +152,8 @@ public enum SmoothingEvaluation {
         st.withinReportedAccuracy = withAccuracy > 0 ? Double(within) / Double(withAccuracy) : .nan
         st.withinSpeedAccuracy = speedCount > 0 ? Double(speedWithin) / Double(speedCount) : .nan
         st.withinCourseAccuracy = courseCount > 0 ? Double(courseWithin) / Double(courseCount) : .nan
+        st.withinVerticalAccuracy = verticalCount > 0 ? Double(verticalWithin) / Double(verticalCount) : .nan
+        st.verticalP68 = percentile(verticalErrors.sorted(), 0.68)
         var path = 0.0, seconds = 0.0, worst = 0.0, excursion = 0.0, settledPath = 0.0, settledSeconds = 0.0
         for seg in segments where seg.count >= 2 {
             seconds += seg.last!.t - seg.first!.t
@@ -170,6 +181,12 @@ public enum SmoothingEvaluation {
         st.settledParkedPathPer180s = settledSeconds > 0 ? settledPath / settledSeconds * 180 : .nan
         st.parkedMaxExcursion = seconds > 0 ? excursion : .nan
         return (st, sorted.count, seconds)
+    }
+
+    /// Height above the ellipsoid (m): the fix's own, or its altitude above MSL plus the geoid separation (0 when not
+    /// given: the recordings here give both or report ellipsoidal heights with a zero separation).
+    static func ellipsoidHeight(_ l: Location) -> Double? {
+        l.altitudeEllipsoidMeters ?? l.altitudeMSLMeters.map { $0 + (l.geoidSeparationMeters ?? 0) }
     }
 
     /// Runs a smoother over the raw fixes in time order and returns its outputs.

@@ -41,7 +41,9 @@ public struct GpsdJSONEncoder: OutputEncoder {
             epv = l.verticalAccuracyMeters
         } else if l.isSmoothed {
             eph = l.horizontalAccuracyMeters.map { $0 * ConfidenceScale.horizontal95Per68 }
-            epv = l.vdop.map { $0 * v } ?? l.verticalAccuracyMeters.map { $0 * k1 }
+            // gpsd's model, unless the smoother raised the vertical accuracy beyond it (a receiver shown optimistic).
+            let model = l.vdop.map { $0 * v }, own = l.verticalAccuracyMeters.map { $0 * k1 }
+            epv = model.map { Swift.max($0, own ?? 0) } ?? own
         } else {
             eph = l.hdop.map { $0 * p } ?? l.horizontalAccuracyMeters.map { $0 * ConfidenceScale.horizontal95Per68 }
             epv = l.vdop.map { $0 * v } ?? l.altitudeErrorMeters.map { $0 * k1 } ?? l.verticalAccuracyMeters.map { $0 * k1 }

@@ -36,6 +36,7 @@ func truthFromGGA(_ path: String, date: CivilDate) throws -> [Location] {
         guard let day = Timestamp(year: date.year, month: date.month, day: date.day) else { continue }
         l.time = day.adding(nanoseconds: Int64(((Double(hh * 3600 + mm * 60) + ss) * 1e9).rounded()))
         l.mode = .threeD
+        if let a = Double(f[9]) { l.altitudeMSLMeters = a; l.geoidSeparationMeters = f.count > 11 ? Double(f[11]) : nil }
         out.append(l)
     }
     return out
@@ -57,8 +58,8 @@ func f(_ x: Double) -> String {
     return "\(r)"
 }
 func f3(_ x: Double) -> String { x.isFinite ? "\((x * 1000).rounded() / 1000)" : "–" }
-print("| file | n | stopped s | p50 raw→sm | p68 raw→sm | p95 raw→sm (ratio) | max raw→sm | parked path /180 s raw→sm | worst 180 s raw→sm | parked excursion raw→sm | within h raw→sm | within speed raw→sm | within course raw→sm | median h acc raw→sm |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("| file | n | stopped s | p50 raw→sm | p68 raw→sm | p95 raw→sm (ratio) | max raw→sm | parked path /180 s raw→sm | worst 180 s raw→sm | parked excursion raw→sm | within h raw→sm | within speed raw→sm | within course raw→sm | median h acc raw→sm | within v raw→sm (vertical p68) |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 /// SMOOTHING_CONFIG=FILE: `key = value` settings as `--smoothing-config` reads them, for trying a setting on every row.
 let evalSettings: PositionSmoother.Settings = {
     guard let path = ProcessInfo.processInfo.environment["SMOOTHING_CONFIG"],
@@ -87,7 +88,7 @@ func row(_ name: String, runs: [(fixes: [Location], truth: [Location])], setting
         print("PARK \(name): settled parked path /180 s raw \(f(r.raw.settledParkedPathPer180s)) smoothed \(f(r.smoothed.settledParkedPathPer180s))")
     }
     let a = r.raw, b = r.smoothed
-    print("| \(name) | \(r.matchedEpochs) | \(Int(r.stoppedSeconds)) | \(f(a.p50))→\(f(b.p50)) | \(f(a.p68))→\(f(b.p68)) | \(f(a.p95))→\(f(b.p95)) (\(f(b.p95 / a.p95))) | \(f(a.max))→\(f(b.max)) | \(f(a.parkedPathPer180s))→\(f(b.parkedPathPer180s)) | \(f(a.worstParkedPath180s))→\(f(b.worstParkedPath180s)) | \(f(a.parkedMaxExcursion))→\(f(b.parkedMaxExcursion)) | \(f(a.withinReportedAccuracy))→\(f3(b.withinReportedAccuracy)) | \(f(a.withinSpeedAccuracy))→\(f(b.withinSpeedAccuracy)) | \(f(a.withinCourseAccuracy))→\(f(b.withinCourseAccuracy)) | \(f(medianAccuracy(raw)))→\(f(medianAccuracy(sm))) |")
+    print("| \(name) | \(r.matchedEpochs) | \(Int(r.stoppedSeconds)) | \(f(a.p50))→\(f(b.p50)) | \(f(a.p68))→\(f(b.p68)) | \(f(a.p95))→\(f(b.p95)) (\(f(b.p95 / a.p95))) | \(f(a.max))→\(f(b.max)) | \(f(a.parkedPathPer180s))→\(f(b.parkedPathPer180s)) | \(f(a.worstParkedPath180s))→\(f(b.worstParkedPath180s)) | \(f(a.parkedMaxExcursion))→\(f(b.parkedMaxExcursion)) | \(f(a.withinReportedAccuracy))→\(f3(b.withinReportedAccuracy)) | \(f(a.withinSpeedAccuracy))→\(f(b.withinSpeedAccuracy)) | \(f(a.withinCourseAccuracy))→\(f(b.withinCourseAccuracy)) | \(f(medianAccuracy(raw)))→\(f(medianAccuracy(sm))) | \(f(a.withinVerticalAccuracy))→\(f(b.withinVerticalAccuracy)) (\(f(a.verticalP68))) |")
 }
 /// Median claimed 68 % radius (how useful the accuracy is, next to how honest).
 func medianAccuracy(_ fixes: [Location]) -> Double {

@@ -111,5 +111,11 @@ struct EncoderTests {
         // The scale is the ratio of circular-Gaussian radii: P(r ≤ R) = 1 − exp(−R²/2σ²).
         let sigma = 10 / (-2 * log(0.32)).squareRoot()
         #expect(abs(1 - exp(-pow(s.eph!, 2) / (2 * sigma * sigma)) - 0.95) < 1e-9)
+        // epv: gpsd's model (VDOP × 23 m) for a smoothed fix, unless the smoother raised the vertical accuracy beyond it
+        // (a receiver whose fixes show its claim too small): then that 1-σ at 95 %.
+        smoothed.verticalAccuracyMeters = 2.0 * 11.5
+        #expect(abs((GpsdJSONEncoder.errorEstimates(smoothed).epv ?? 0) - 46.0) < 1e-9)
+        smoothed.verticalAccuracyMeters = 40
+        #expect(abs((GpsdJSONEncoder.errorEstimates(smoothed).epv ?? 0) - 40 * 1.959964) < 1e-4)
     }
 }

@@ -34,6 +34,16 @@ public struct SimulatedReceiver: Sendable {
     /// The vehicle creeps forward once in each stop, as in a queue: 0.5–1.5 m at 0.1–0.3 m/s, starting 20–70 % into
     /// the stop (below the smoother's exit speed; the F9K's real stops hold such creeps). Off in the catalogue.
     public var creepsInStops = false
+    /// The vertical error's 1-σ over the horizontal per-axis one, for the white part and each bias alike (same time
+    /// scales; GNSS geometry typically makes VDOP 1.5–2 × HDOP). The vertical errors come from their own random
+    /// stream, so the horizontal fixes are those of a receiver without altitude. The truth climbs and falls over hills
+    /// (±15 m over 2 km of road); the reported vertical accuracy is the vertical 1-σ times `claimFactor`.
+    public var verticalSigmaFactor = 1.5
+
+    /// The per-axis 1-σ of the whole horizontal error (white and biases).
+    var totalSigmaPerAxis: Double {
+        (whiteSigmaMeters * whiteSigmaMeters + biases.reduce(0) { $0 + $1.sigmaMeters * $1.sigmaMeters }).squareRoot()
+    }
 
     public init(name: String, whiteSigmaMeters: Double, biases: [Bias], claimFactor: Double) {
         self.name = name; self.whiteSigmaMeters = whiteSigmaMeters; self.biases = biases; self.claimFactor = claimFactor
@@ -100,8 +110,17 @@ public struct SimulatedReceiver: Sendable {
         for i in biases.indices {
             bias[i] = (biases[i].sigmaMeters * gaussian(), biases[i].sigmaMeters * gaussian())
         }
-        let totalSigma = (whiteSigmaMeters * whiteSigmaMeters + biases.reduce(0) { $0 + $1.sigmaMeters * $1.sigmaMeters }).squareRoot()
-        let radius = (-2 * log(0.32)).squareRoot() * totalSigma * claimFactor
+        // The vertical errors: their own stream (the horizontal draws stay those without altitude).
+        var vrng = SplitMix64(seed: seed ^ 0x5645_5254_4943_414C)
+        func verticalGaussian() -> Double {
+            let u1 = Swift.max(vrng.unit(), 1e-300), u2 = vrng.unit()
+            return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
+        }
+        let vf = verticalSigmaFactor
+        var verticalBias = biases.map { vf * $0.sigmaMeters * verticalGaussian() }
+        let verticalAccuracy = vf * totalSigmaPerAxis * claimFactor
+        var distance = 0.0
+        let radius = (-2 * log(0.32)).squareRoot() * totalSigmaPerAxis * claimFactor
         var fixes: [Location] = [], truth: [Location] = []
         var t = 0.0
         while t < durationSeconds {
@@ -132,17 +151,22 @@ public struct SimulatedReceiver: Sendable {
             }
             e += speed * sin(course * .pi / 180) * dt
             n += speed * cos(course * .pi / 180) * dt
+            distance += speed * dt
             // Errors.
             for i in biases.indices where biases[i].tauSeconds.isFinite {
                 let phi = exp(-dt / biases[i].tauSeconds), k = biases[i].sigmaMeters * (1 - phi * phi).squareRoot()
                 bias[i] = (phi * bias[i].0 + k * gaussian(), phi * bias[i].1 + k * gaussian())
+                verticalBias[i] = phi * verticalBias[i] + vf * k * verticalGaussian()
             }
+            let altitude = 30 + 15 * sin(2 * .pi * distance / 2000)
             // Each seed on its own day, so runs can be pooled in one evaluation.
             let time = Self.start.adding(nanoseconds: Int64(((t + Double(seed % 1000) * 86_400) * 1e9).rounded()))
             let g = Self.frame.geodetic(east: e, north: n)
             var tr = Location()
             tr.time = time; tr.latitudeDegrees = g.latitudeDegrees; tr.longitudeDegrees = g.longitudeDegrees
             tr.mode = .threeD; tr.speedMetersPerSecond = speed; tr.courseDegrees = course
+            tr.altitudeMSLMeters = altitude
+            let verticalError = verticalBias.reduce(0, +) + vf * whiteSigmaMeters * verticalGaussian()
             truth.append(tr)
             if !outages.contains(where: { $0.contains(t) }) {
                 let be = bias.reduce(0) { $0 + $1.0 }, bn = bias.reduce(0) { $0 + $1.1 }
@@ -151,6 +175,8 @@ public struct SimulatedReceiver: Sendable {
                 f.time = time; f.latitudeDegrees = m.latitudeDegrees; f.longitudeDegrees = m.longitudeDegrees
                 f.mode = .threeD; f.quality = quality
                 f.horizontalAccuracyMeters = radius
+                f.altitudeMSLMeters = altitude + verticalError
+                f.verticalAccuracyMeters = verticalAccuracy
                 let ve = speed * sin(course * .pi / 180) + velocitySigma * gaussian()
                 let vn = speed * cos(course * .pi / 180) + velocitySigma * gaussian()
                 f.speedMetersPerSecond = (ve * ve + vn * vn).squareRoot()
