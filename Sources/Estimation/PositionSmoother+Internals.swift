@@ -619,7 +619,11 @@ extension PositionSmoother {
                 out.courseDegrees = nil
             }
         }
-        var radius = HorizontalError.radius68(pee: pee, pnn: pnn, pen: pen) + offset
+        // Held away from the stop's mean (isotropic there): the 68 % radius about the held point, not the mean's radius
+        // plus the offset, which bounds it (97–100 % within on the honest simulated receivers' held epochs).
+        var radius = offset > 0 && settings.heldRadiusFromOffset
+            ? HorizontalError.radius68(offset: offset, sigma: pee.squareRoot())
+            : HorizontalError.radius68(pee: pee, pnn: pnn, pen: pen) + offset
         // A stop left on a speed that may be a spike: the output stays where the stop was held until the next epochs
         // tell; its radius grows by its distance from the estimate. Unless the fix has moved from the last one by more
         // than the receiver's 1 s increments show (2 × the 68 % radius of a 1 s increment, 2 S(1 s) per axis, as for

@@ -45,6 +45,7 @@ extension PositionSmoother.Settings {
         "velocityAtTimeTag": \.velocityAtTimeTag,
         "stopFromVelocities": \.stopFromVelocities,
         "holdFollowsCreep": \.holdFollowsCreep,
+        "heldRadiusFromOffset": \.heldRadiusFromOffset,
     ]
 
     /// Every setting name accepted by `set(_:_:)`.

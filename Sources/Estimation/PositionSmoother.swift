@@ -101,6 +101,9 @@ public struct PositionSmoother: Sendable {
         /// add up to a move beyond their noise and the fixes agree with it (`StopCreep`). The receiver's speed at
         /// rest (its running median) sets the velocities' noise.
         public var holdFollowsCreep = true
+        /// A held fix's accuracy: the 68 % radius about the held point of the stop's mean's error (the Rice quantile),
+        /// instead of that error's radius plus the held point's distance from the mean (a bound).
+        public var heldRadiusFromOffset = true
         public init() {}
         public static let `default` = Settings()
     }

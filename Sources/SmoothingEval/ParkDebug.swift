@@ -137,3 +137,27 @@ func keyed(_ fixes: [Location]) -> [Int64: Location] {
     for r in fixes { if let t = r.time { byKey[SmoothingEvaluation.key(t)] = r } }
     return byKey
 }
+
+/// WITHINDIAG=1: each row's within-h share split by what the output does there: held (`isStationary`), moving while
+/// the truth stands, and moving, with each part's share of the epochs and its median error over its median radius.
+func withinDiag(_ name: String, _ sm: [Location], _ truth: [Location]) {
+    guard ProcessInfo.processInfo.environment["WITHINDIAG"] != nil else { return }
+    var byKey: [Int64: Location] = [:]
+    for t in truth { byKey[SmoothingEvaluation.key(t.time!)] = t }
+    var parts: [String: (n: Int, within: Int, ratios: [Double])] = [:]
+    for o in sm {
+        guard let t = o.time, let tr = byKey[SmoothingEvaluation.key(t)], let h = o.horizontalAccuracyMeters,
+              let lat = o.latitudeDegrees, let lon = o.longitudeDegrees else { continue }
+        let e = LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!, lat, lon)
+        let key = o.isStationary == true ? "held" : ((tr.speedMetersPerSecond ?? 1) < 0.2 ? "free, truth stopped" : "moving")
+        var p = parts[key] ?? (0, 0, [])
+        p.n += 1; if e <= h { p.within += 1 }; p.ratios.append(e / Swift.max(h, 1e-9))
+        parts[key] = p
+    }
+    let total = parts.values.reduce(0) { $0 + $1.n }
+    let text = parts.keys.sorted().map { k -> String in
+        let p = parts[k]!
+        return "\(k) \(f(Double(p.n) / Double(total))) of epochs, within \(f3(Double(p.within) / Double(p.n))), median error/radius \(f(SmoothingEvaluation.percentile(p.ratios.sorted(), 0.5)))"
+    }.joined(separator: "; ")
+    print("WITHIN \(name): \(text)")
+}

@@ -1,7 +1,8 @@
 // Raw-vs-smoothed horizontal error on ../shared/data/gnss (GSDC 2021 Pixel 4 and u-blox F9K vs NovAtel SPAN).
 // Usage: SmoothingEval [shared-data-dir]   (default ../shared/data from the current directory)
 // BREAKDOWN=1: per real drive, errors by the truth's speed and held/free, along/across track, S(1 s) over time;
-// PREC=1: three decimals; COURSEDEBUG=<drive name>: that drive's course error against its claim by the truth's speed.
+// PREC=1: three decimals; COURSEDEBUG=<drive name>: that drive's course error against its claim by the truth's speed;
+// WITHINDIAG=1: each row's within-h share split by held, free while the truth stands, and moving (ParkDebug.swift).
 import Capture
 import Events
 import Foundation
@@ -83,6 +84,7 @@ func row(_ name: String, runs: [(fixes: [Location], truth: [Location])], setting
     let r = SmoothingEvaluation.evaluate(raw: raw, smoothed: sm, truth: truth)
     stopDiag(name, raw, sm, truth)
     p95Diag(name, raw, sm, truth)
+    withinDiag(name, sm, truth)
     if ProcessInfo.processInfo.environment["PARK"] != nil {
         parkDebug(name, sm, truth)
         print("PARK \(name): settled parked path /180 s raw \(f(r.raw.settledParkedPathPer180s)) smoothed \(f(r.smoothed.settledParkedPathPer180s))")

@@ -95,10 +95,17 @@ import TestSupport
         } else {
             #expect(w >= 0.6)
         }
-        // At 5–10 fixes per second the part of a wander the filter averages is still counted as slow: conservative
-        // on the wandering rows (0.84–0.89; white 2 m 0.87–0.88, from 0.97–0.99 before the accuracy took the filter's
-        // real error; docs/smoothing.md).
-        withKnownIssue("radius conservative at \(rate) Hz: \(r.name) within \(w)", isIntermittent: true) {
+        // At 5–10 fixes per second the part of a wander the filter averages is still counted as slow, and a stop's
+        // mean averages hundreds of fixes: conservative on these rows (5 Hz: GM 10 s 0.861; 10 Hz: white 2 m 0.899,
+        // GM 10 s 0.875, GM 60 s 0.870, the offset 0.854; white 2 m was 0.97–0.99 before the accuracy took the
+        // filter's real error, 0.86–0.91 before the held radius about the held point; docs/smoothing.md). The
+        // pessimistic receivers cannot be told from honest ones (1.00). Every other row is asserted.
+        let conservative: Set<String> = rate == 5 ? ["white 1 m + GM 10 s 1 m, honest"]
+            : ["white 2 m, honest", "white 1 m + GM 10 s 1 m, honest", "white 1 m + GM 60 s 1.5 m, honest",
+               "white 0.5 m + offset 1.5 m, honest"]
+        if Self.pessimistic(r) || conservative.contains(r.name) {
+            withKnownIssue("radius conservative at \(rate) Hz: \(r.name) within \(w)") { #expect(w <= 0.85) }
+        } else {
             #expect(w <= 0.85)
         }
         let slowBias = r.biases.contains { $0.tauSeconds >= 300 }

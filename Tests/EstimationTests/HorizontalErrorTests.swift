@@ -1,4 +1,5 @@
 import Estimation
+import Foundation
 import Testing
 
 @Suite struct HorizontalErrorTests {
@@ -12,6 +13,38 @@ import Testing
         }
     }
 
+    /// The held point's radius about an offset Gaussian: the table matches the integration, the tail form beyond 8 σ
+    /// holds, and both agree with an independent truth: scipy's Rice quantile (`scipy.stats.rice.ppf(0.68, b)`: 1.5096
+    /// at b = 0, 1.8703 at b = 1, 3.6216 at b = 3, 12.5086 at b = 12) and a Monte Carlo count.
+    @Test func heldRadiusAboutAnOffset() {
+        #expect(HorizontalError.offsetTable.count == 65)
+        for k in 0...64 {
+            let d = Double(k) / 8
+            let exact = HorizontalError.radius68OffsetExact(offset: d, sigma: 1) - d
+            #expect(abs(HorizontalError.offsetTable[k] - exact) < 2e-4, "k \(k): \(HorizontalError.offsetTable[k]) vs \(exact)")
+        }
+        for (b, rice) in [(0.0, 1.5096), (1.0, 1.8703), (3.0, 3.6216), (12.0, 12.5086)] {
+            #expect(abs(HorizontalError.radius68(offset: 2 * b, sigma: 2) - 2 * rice) < 2 * 0.002, "b \(b)")
+        }
+        // Between table points and in the tail: within 0.2 % of the integration (interpolation < 0.1 %).
+        for d in [0.37, 1.9, 5.55, 7.9, 9.3, 20.0] {
+            let a = HorizontalError.radius68(offset: d, sigma: 1), e = HorizontalError.radius68OffsetExact(offset: d, sigma: 1)
+            #expect(abs(a - e) < 0.002 * e, "d \(d): \(a) vs \(e)")
+        }
+        // Monte Carlo: a point 1.5 m from a circular Gaussian's centre (σ 1 m) has 68 % of its draws within the radius.
+        var rng = SplitMix(seed: 7)
+        let r = HorizontalError.radius68(offset: 1.5, sigma: 1)
+        var inside = 0
+        let n = 200_000
+        for _ in 0..<n {
+            let (x, y) = rng.gaussianPair()
+            if ((x + 1.5) * (x + 1.5) + y * y).squareRoot() <= r { inside += 1 }
+        }
+        #expect(abs(Double(inside) / Double(n) - 0.68) < 0.005)
+        // The bound it replaces: the mean's radius plus the offset.
+        #expect(r < 1.5 + HorizontalError.radius68PerSigma)
+    }
+
     /// Independent truth: a circular Gaussian holds 68 % within σ·√(−2 ln 0.32); a degenerate (1-D) one within
     /// 0.9945 σ (the normal distribution's 68 % two-sided quantile); any ellipse's radius lies between.
     @Test func radiusAgreesWithClosedForms() {
@@ -21,5 +54,24 @@ import Testing
         let aligned = HorizontalError.radius68(pee: 4, pnn: 1, pen: 0)
         #expect(abs(rotated - aligned) < 1e-9)
         #expect(abs(aligned - HorizontalError.radius68Exact(pee: 4, pnn: 1, pen: 0)) < 1e-3 * aligned)
+    }
+}
+
+/// A tiny seeded generator (SplitMix64) for the Monte Carlo check.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    mutating func gaussianPair() -> (Double, Double) {
+        let u1 = max(unit(), 1e-300), u2 = unit()
+        let r = (-2 * log(u1)).squareRoot()
+        return (r * cos(2 * .pi * u2), r * sin(2 * .pi * u2))
     }
 }
