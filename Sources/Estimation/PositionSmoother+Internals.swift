@@ -660,8 +660,9 @@ extension PositionSmoother {
         out.longitudeErrorMeters = pee.squareRoot()
         // Altitude is the receiver's own, and so is its vertical accuracy, except where its fixes show its horizontal
         // claim too small: the vertical claim is then raised by the same factor (the learned total over the claim),
-        // as the receiver's error budget is one for both (docs/smoothing.md, "Vertical accuracy").
-        if let v = fix.verticalAccuracyMeters, claimedVariance > 0, learned.total > claimedVariance {
+        // as the receiver's error budget is one for both (docs/smoothing.md, "Vertical accuracy"). Not again on a
+        // dead-reckoned fix, whose template is the last output (already raised).
+        if !fix.isSmoothed, let v = fix.verticalAccuracyMeters, claimedVariance > 0, learned.total > claimedVariance {
             out.verticalAccuracyMeters = v * (learned.total / claimedVariance).squareRoot()
         }
         out.isStationary = isStationary

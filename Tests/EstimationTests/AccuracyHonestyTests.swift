@@ -173,6 +173,21 @@ import TestSupport
         if r.claimFactor >= 1 { #expect(abs(w - raw) <= 0.05) }
     }
 
+    /// The raised vertical accuracy is raised once: a dead-reckoned fix (whose template is the last output) keeps the
+    /// last output's figure, which is above the receiver's own on a 2× optimistic receiver.
+    @Test func deadReckoningKeepsTheRaisedVerticalAccuracy() throws {
+        let r = SimulatedReceiver.catalogue.first { $0.claimFactor < 1 && !Self.slowOptimistic($0) }!
+        let run = r.run(seed: 1)
+        var s = PositionSmoother()
+        var last: Location?
+        for f in run.fixes { last = s.process(fix: f) }
+        let out = try #require(last), raw = try #require(run.fixes.last)
+        let raised = try #require(out.verticalAccuracyMeters), own = try #require(raw.verticalAccuracyMeters)
+        #expect(raised > 1.2 * own)
+        let dr = try #require(s.predict(to: raw.time!.adding(nanoseconds: 3_000_000_000)))
+        #expect(dr.verticalAccuracyMeters == raised)
+    }
+
     @Test func parkedWhiteNoiseOnSimulatedStops() {
         // The stops of the honest white-noise receiver: path per 180 s while the truth is stopped.
         let rep = Self.report(SimulatedReceiver.catalogue[0])
