@@ -1,6 +1,7 @@
 import Estimation
 import Foundation
 import Testing
+import TestSupport
 
 @Suite struct HorizontalErrorTests {
     /// The written-out table is what the integration gives (the table is not recomputed at start-up).
@@ -32,12 +33,13 @@ import Testing
             #expect(abs(a - e) < 0.002 * e, "d \(d): \(a) vs \(e)")
         }
         // Monte Carlo: a point 1.5 m from a circular Gaussian's centre (σ 1 m) has 68 % of its draws within the radius.
-        var rng = SplitMix(seed: 7)
+        var rng = SplitMix64(seed: 7)
         let r = HorizontalError.radius68(offset: 1.5, sigma: 1)
         var inside = 0
         let n = 200_000
         for _ in 0..<n {
-            let (x, y) = rng.gaussianPair()
+            let u1 = max(rng.unit(), 1e-300), u2 = rng.unit(), radius = (-2 * log(u1)).squareRoot()
+            let x = radius * cos(2 * .pi * u2), y = radius * sin(2 * .pi * u2)
             if ((x + 1.5) * (x + 1.5) + y * y).squareRoot() <= r { inside += 1 }
         }
         #expect(abs(Double(inside) / Double(n) - 0.68) < 0.005)
@@ -54,24 +56,5 @@ import Testing
         let aligned = HorizontalError.radius68(pee: 4, pnn: 1, pen: 0)
         #expect(abs(rotated - aligned) < 1e-9)
         #expect(abs(aligned - HorizontalError.radius68Exact(pee: 4, pnn: 1, pen: 0)) < 1e-3 * aligned)
-    }
-}
-
-/// A tiny seeded generator (SplitMix64) for the Monte Carlo check.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-    mutating func gaussianPair() -> (Double, Double) {
-        let u1 = max(unit(), 1e-300), u2 = unit()
-        let r = (-2 * log(u1)).squareRoot()
-        return (r * cos(2 * .pi * u2), r * sin(2 * .pi * u2))
     }
 }
