@@ -138,8 +138,9 @@ func keyed(_ fixes: [Location]) -> [Int64: Location] {
     return byKey
 }
 
-/// WITHINDIAG=1: each row's within-h share split by what the output does there: held (`isStationary`), moving while
-/// the truth stands, and moving, with each part's share of the epochs and its median error over its median radius.
+/// WITHINDIAG=1: each row's within-h share split by what the output does there: held (`isStationary`), free while
+/// the truth stands (where the truth gives its speed: the simulated rows; the GGA truths of the real drives give none),
+/// and moving, with each part's share of the epochs, its within share and its median error over radius.
 func withinDiag(_ name: String, _ sm: [Location], _ truth: [Location]) {
     guard ProcessInfo.processInfo.environment["WITHINDIAG"] != nil else { return }
     var byKey: [Int64: Location] = [:]
