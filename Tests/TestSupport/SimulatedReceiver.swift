@@ -112,12 +112,8 @@ public struct SimulatedReceiver: Sendable {
         }
         // The vertical errors: their own stream (the horizontal draws stay those without altitude).
         var vrng = SplitMix64(seed: seed ^ 0x5645_5254_4943_414C)
-        func verticalGaussian() -> Double {
-            let u1 = Swift.max(vrng.unit(), 1e-300), u2 = vrng.unit()
-            return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
-        }
         let vf = verticalSigmaFactor
-        var verticalBias = biases.map { vf * $0.sigmaMeters * verticalGaussian() }
+        var verticalBias = biases.map { vf * $0.sigmaMeters * vrng.gaussian() }
         let verticalAccuracy = vf * totalSigmaPerAxis * claimFactor
         var distance = 0.0
         let radius = (-2 * log(0.32)).squareRoot() * totalSigmaPerAxis * claimFactor
@@ -156,7 +152,7 @@ public struct SimulatedReceiver: Sendable {
             for i in biases.indices where biases[i].tauSeconds.isFinite {
                 let phi = exp(-dt / biases[i].tauSeconds), k = biases[i].sigmaMeters * (1 - phi * phi).squareRoot()
                 bias[i] = (phi * bias[i].0 + k * gaussian(), phi * bias[i].1 + k * gaussian())
-                verticalBias[i] = phi * verticalBias[i] + vf * k * verticalGaussian()
+                verticalBias[i] = phi * verticalBias[i] + vf * k * vrng.gaussian()
             }
             let altitude = 30 + 15 * sin(2 * .pi * distance / 2000)
             // Each seed on its own day, so runs can be pooled in one evaluation.
@@ -166,7 +162,7 @@ public struct SimulatedReceiver: Sendable {
             tr.time = time; tr.latitudeDegrees = g.latitudeDegrees; tr.longitudeDegrees = g.longitudeDegrees
             tr.mode = .threeD; tr.speedMetersPerSecond = speed; tr.courseDegrees = course
             tr.altitudeMSLMeters = altitude
-            let verticalError = verticalBias.reduce(0, +) + vf * whiteSigmaMeters * verticalGaussian()
+            let verticalError = verticalBias.reduce(0, +) + vf * whiteSigmaMeters * vrng.gaussian()
             truth.append(tr)
             if !outages.contains(where: { $0.contains(t) }) {
                 let be = bias.reduce(0) { $0 + $1.0 }, bn = bias.reduce(0) { $0 + $1.1 }
