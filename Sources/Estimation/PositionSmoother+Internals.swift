@@ -37,7 +37,16 @@ extension PositionSmoother {
     }
 
     mutating func initialise(fix: Location, lat: Double, lon: Double, sigE: Double, sigN: Double, t: Timestamp) {
+        let old = frame
         frame = LocalTangentFrame(latitudeDegrees: lat, longitudeDegrees: lon)
+        // The recent fixes of a receiver without speed are kept, in the new frame.
+        if let o = old, let n = frame, positionWindowBox != nil {
+            positionWindowBox!.value.move { p in
+                let g = o.geodetic(east: p.east, north: p.north)
+                let q = n.enu(latitudeDegrees: g.latitudeDegrees, longitudeDegrees: g.longitudeDegrees)
+                return (q.east, q.north)
+            }
+        }
         let f = settings.correlatedErrorFraction
         kf = KalmanFilter()
         var ve = 0.0, vn = 0.0, vv = 100.0
@@ -175,7 +184,12 @@ extension PositionSmoother {
     mutating func updateMotionState(fix: Location, t: Timestamp) {
         let s = settings
         let accVar = accelerometerVariance(at: t)
-        let speed = fix.speedMetersPerSecond
+        var speed = fix.speedMetersPerSecond
+        // No speed and no accelerometer: the speed the positions show (`stopFromPositions`).
+        var slowFromPositions: Bool?
+        if speed == nil, accVar == nil, s.stopFromPositions, let p = speedFromPositions(fix: fix, t: t) {
+            speed = p.speed; slowFromPositions = p.slow
+        }
         let previousSpeed = lastReportedSpeed, previousTime = lastReportedTime
         lastReportedSpeed = speed ?? .nan
         lastReportedTime = t.nanosecondsSince1970
@@ -183,7 +197,7 @@ extension PositionSmoother {
             var leave = false
             if let sp = speed, sp >= s.stationaryExitSpeedMetersPerSecond { leave = true }
             if let v = accVar, v >= s.accelerometerVarianceExit { leave = true }
-            if speed == nil && accVar == nil { leave = true }
+            if speed == nil && accVar == nil && !s.stopFromPositions { leave = true }
             if leave {
                 isStationary = false
                 // Left on the receiver's speed alone: kept until the next epochs tell, in case it was a speed spike
@@ -198,6 +212,14 @@ extension PositionSmoother {
                 // estimate catches up with the start of motion instead of lagging behind it.
                 kf[0, 0] += 1; kf[1, 1] += 1
                 kf[2, 2] += 4; kf[3, 3] += 4
+                // Left on the positions' evidence (`stopFromPositions`): the motion began longer ago, and the fix is
+                // as far from the held estimate as the vehicle has gone since: open the position by that distance and
+                // the velocity by the speed the fixes show, so that the fix is taken, not gated out.
+                if fix.speedMetersPerSecond == nil, let w = positionWindowBox?.value, let z = w.newest, let sp = speed {
+                    let d2 = ((z.east - kf.x[0]) * (z.east - kf.x[0]) + (z.north - kf.x[1]) * (z.north - kf.x[1])) / 2
+                    kf[0, 0] += d2; kf[1, 1] += d2
+                    kf[2, 2] += sp * sp; kf[3, 3] += sp * sp
+                }
             }
             return
         }
@@ -219,7 +241,9 @@ extension PositionSmoother {
             }
         }
         var low: Bool
-        if let sp = speed { low = sp <= s.stationaryEnterSpeedMetersPerSecond } else { low = accVar != nil }
+        if let slow = slowFromPositions {
+            low = slow
+        } else if let sp = speed { low = sp <= s.stationaryEnterSpeedMetersPerSecond } else { low = accVar != nil }
         // A receiver that reports the mean velocity of the last interval (time tag c > 0) shows a stop one epoch late:
         // the vehicle that braked to rest during the interval reports about half its speed. Its speed at the fix's time,
         // carried on along the change from the previous fix (v + c·(v − v₀); a braking vehicle, v < v₀, from at least
@@ -245,6 +269,8 @@ extension PositionSmoother {
             // Seed the stop's mean with the moving estimate (worth one fix), so the output does not jump to
             // the first parked fix.
             stopSum = (kf.x[0], kf.x[1]); stopCount = 1
+            // Found from the positions: the line through the fixes, not the filter (which lags without a speed).
+            if fix.speedMetersPerSecond == nil, let p = provisional { stopSum = p }
             stopStart = t
             zeroVelocityUpdate()
         }
@@ -483,6 +509,7 @@ extension PositionSmoother {
         if let l = lastFixENU { lastFixENU = move(l) }
         if let p = provisional { provisional = move(p) }
         stopCreep.move(move)
+        positionWindowBox?.value.move(move)
         if var sus = suspendedStop {
             let h = move((sus.held.east, sus.held.north))
             sus.held = (h.east, h.north, sus.held.variance)

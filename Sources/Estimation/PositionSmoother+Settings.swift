@@ -46,6 +46,7 @@ extension PositionSmoother.Settings {
         "stopFromVelocities": \.stopFromVelocities,
         "holdFollowsCreep": \.holdFollowsCreep,
         "heldRadiusFromOffset": \.heldRadiusFromOffset,
+        "stopFromPositions": \.stopFromPositions,
     ]
 
     /// Every setting name accepted by `set(_:_:)`.

@@ -14,6 +14,7 @@ extension PositionSmoother {
         accelerationTime = nil
         lowSpeedSince = nil
         lastReportedSpeed = .nan
+        positionWindowBox?.value.clear()
         // Motion during the jump is unknown: open position and velocity as on leaving a stop.
         kf[0, 0] += 1; kf[1, 1] += 1
         kf[2, 2] += 4; kf[3, 3] += 4

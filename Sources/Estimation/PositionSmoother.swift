@@ -104,6 +104,10 @@ public struct PositionSmoother: Sendable {
         /// A held fix's accuracy: the 68 % radius about the held point of the stop's mean's error (the Rice quantile),
         /// instead of that error's radius plus the held point's distance from the mean (a bound).
         public var heldRadiusFromOffset = true
+        /// Find stops from the positions where a fix has no speed and no accelerometer is fresh (a receiver sending
+        /// GGA alone): the speed a straight-line fit over the recent fixes shows stands in for the receiver's
+        /// (`PositionWindow`). Off, such a receiver never stops.
+        public var stopFromPositions = true
         public init() {}
         public static let `default` = Settings()
     }
@@ -214,6 +218,11 @@ public struct PositionSmoother: Sendable {
         _modify { yield &stopCreepBox.value }
     }
     var stopCreepBox = CopyOnWrite(StopCreep())
+    /// The recent fixes of a receiver without speed (`stopFromPositions`); allocated at its first such fix.
+    var positionWindowBox: CopyOnWrite<PositionWindow>?
+    /// Where the line fitted for the last fix's speed from positions put that fix (local frame, m): a stop found from
+    /// the positions waits there.
+    var positionFitPoint: (east: Double, north: Double)?
     var lastReportedVariance = 25.0
     /// The receiver's claimed per-axis variance (m²), without the filter's floor (`claimedVariance(_:settings:)`).
     var claimedVariance = 25.0
@@ -350,6 +359,12 @@ public struct PositionSmoother: Sendable {
         } else {
             velocityUpdate(fix: fix)
             lastOutcome = .accepted
+        }
+        // The first fix of a possible stop found from the positions (`stopFromPositions`): the output waits where the
+        // line through the recent fixes puts this one (the filter, without a speed, lags behind the braking).
+        if fix.speedMetersPerSecond == nil, !isStationary, lowSpeedSince == t, provisional == nil, !afterOutage,
+           let p = positionFitPoint {
+            provisional = p
         }
         // The first fix of a possible stop: the output waits where the velocities put the vehicle (`stopFromVelocities`).
         if let prev = previous, !isStationary, lowSpeedSince == t, provisional == nil, dt <= 2, !afterOutage {

@@ -78,6 +78,7 @@ func row(_ name: String, raw: [Location], truth: [Location], settings st: Positi
 }
 /// Runs smoothed separately (one smoother each), evaluated pooled.
 func row(_ name: String, runs: [(fixes: [Location], truth: [Location])], settings st: PositionSmoother.Settings = evalSettings) {
+    let runs = noSpeed ? runs.map { (withoutVelocity($0.fixes), $0.truth) } : runs
     let raw = runs.flatMap(\.fixes), truth = runs.flatMap(\.truth)
     let sm = runs.flatMap { SmoothingEvaluation.smooth($0.fixes, settings: st) }
     if ProcessInfo.processInfo.environment["DEBUG"] != nil { debugStructure(raw, st) }
@@ -91,6 +92,17 @@ func row(_ name: String, runs: [(fixes: [Location], truth: [Location])], setting
     }
     let a = r.raw, b = r.smoothed
     print("| \(name) | \(r.matchedEpochs) | \(Int(r.stoppedSeconds)) | \(f(a.p50))→\(f(b.p50)) | \(f(a.p68))→\(f(b.p68)) | \(f(a.p95))→\(f(b.p95)) (\(f(b.p95 / a.p95))) | \(f(a.max))→\(f(b.max)) | \(f(a.parkedPathPer180s))→\(f(b.parkedPathPer180s)) | \(f(a.worstParkedPath180s))→\(f(b.worstParkedPath180s)) | \(f(a.parkedMaxExcursion))→\(f(b.parkedMaxExcursion)) | \(f(a.withinReportedAccuracy))→\(f3(b.withinReportedAccuracy)) | \(f(a.withinSpeedAccuracy))→\(f(b.withinSpeedAccuracy)) | \(f(a.withinCourseAccuracy))→\(f(b.withinCourseAccuracy)) | \(f(medianAccuracy(raw)))→\(f(medianAccuracy(sm))) | \(f(a.withinVerticalAccuracy))→\(f(b.withinVerticalAccuracy)) (\(f(a.verticalP68))) |")
+}
+/// NOSPEED=1: every receiver's fixes without speed and course (and their accuracies), as from a receiver that sends
+/// GGA alone: stops must then be found from the positions.
+let noSpeed = ProcessInfo.processInfo.environment["NOSPEED"] != nil
+func withoutVelocity(_ fixes: [Location]) -> [Location] {
+    fixes.map { f in
+        var g = f
+        g.speedMetersPerSecond = nil; g.courseDegrees = nil
+        g.speedAccuracyMetersPerSecond = nil; g.courseAccuracyDegrees = nil
+        return g
+    }
 }
 /// Median claimed 68 % radius (how useful the accuracy is, next to how honest).
 func medianAccuracy(_ fixes: [Location]) -> Double {

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+import LocationCore
+import TestSupport
+@testable import Estimation
+
+/// Stops found from the positions alone (`stopFromPositions`): a receiver that sends no speed (GGA alone) on a board
+/// without an accelerometer. Judged against the simulator's truth and the real drives' SPAN truth, with the receivers'
+/// speed and course removed, and against the same smoother with the setting off (such a receiver never stopped).
+@Suite(.ownThreads) struct PositionStopTests {
+    static func withoutVelocity(_ fixes: [Location]) -> [Location] {
+        fixes.map {
+            var f = $0
+            f.speedMetersPerSecond = nil; f.courseDegrees = nil
+            f.speedAccuracyMetersPerSecond = nil; f.courseAccuracyDegrees = nil
+            return f
+        }
+    }
+
+    static var off: PositionSmoother.Settings {
+        var s = PositionSmoother.Settings.default
+        s.stopFromPositions = false
+        return s
+    }
+
+    /// A vehicle at 10 m/s east for 60 s, parked for 60 s, then off again at 2 m/s²; 0.5 m of white noise per axis at
+    /// 1 Hz, no speed. The stop is found within 8 s and left within 3 s, and no moving fix is held.
+    @Test func stopAndStartFoundFromThePositions() throws {
+        var rng = SplitMix64(seed: 7)
+        let frame = LocalTangentFrame(latitudeDegrees: 48.1, longitudeDegrees: 11.6)
+        let start = Timestamp(year: 2025, month: 3, day: 1, hour: 9)!
+        var smoother = PositionSmoother()
+        // Position along the road (m) at k s: 10 m/s to 60 s, parked to 120 s, then 2 m/s² up to 10 m/s.
+        func road(_ k: Double) -> Double {
+            if k <= 60 { return 10 * k }
+            if k <= 120 { return 600 }
+            let t = k - 120
+            return t <= 5 ? 600 + t * t : 625 + 10 * (t - 5)
+        }
+        var firstHeld: Int?, lastHeld: Int?
+        var heldWhileMoving = 0
+        for k in 0..<180 {
+            let speed: Double = k < 60 ? 10 : (k < 120 ? 0 : Swift.min(10, 2 * Double(k - 120)))
+            let g = frame.geodetic(east: road(Double(k)) + 0.5 * rng.gaussian(), north: 0.5 * rng.gaussian())
+            var fix = Location()
+            fix.time = start.adding(nanoseconds: Int64(k) * 1_000_000_000)
+            fix.latitudeDegrees = g.latitudeDegrees; fix.longitudeDegrees = g.longitudeDegrees
+            fix.mode = .threeD
+            fix.horizontalAccuracyMeters = 0.5 * HorizontalError.radius68PerSigma
+            let out = smoother.process(fix: fix)
+            if out.isStationary == true {
+                if firstHeld == nil { firstHeld = k }
+                lastHeld = k
+                if speed > 1 { heldWhileMoving += 1 }
+            }
+        }
+        let first = try #require(firstHeld), last = try #require(lastHeld)
+        print("position stop: held from \(first) s to \(last) s (stopped 60–120 s), \(heldWhileMoving) moving fixes held")
+        #expect(first >= 60 && first <= 68)
+        #expect(last >= 118 && last <= 122)
+        #expect(heldWhileMoving <= 1)
+    }
+
+    /// Simulated receivers (white 2 m, white + GM 60 s, the phone mix, RTK) without speed at 1 and 10 Hz, 8 seeds.
+    @Test(arguments: [0, 2, 5, 11], [1.0, 10.0])
+    func simulatedReceiverWithoutSpeed(_ i: Int, _ rate: Double) {
+        var r = SimulatedReceiver.catalogue[i]
+        r.rateHz = rate
+        let runs = AccuracyHonestyTests.seeds.map { r.run(seed: $0) }
+        let raw = runs.flatMap { Self.withoutVelocity($0.fixes) }
+        let truth = runs.flatMap(\.truth)
+        let on = SmoothingEvaluation.evaluate(
+            raw: raw, smoothed: runs.flatMap { SmoothingEvaluation.smooth(Self.withoutVelocity($0.fixes)) }, truth: truth)
+        let before = SmoothingEvaluation.evaluate(
+            raw: raw, smoothed: runs.flatMap { SmoothingEvaluation.smooth(Self.withoutVelocity($0.fixes), settings: Self.off) },
+            truth: truth)
+        let park = on.smoothed.parkedPathPer180s, w = on.smoothed.withinReportedAccuracy
+        print("no speed, \(r.name) at \(rate) Hz: parked /180 s raw \(on.raw.parkedPathPer180s), off \(before.smoothed.parkedPathPer180s), on \(park); p95 raw \(on.raw.p95) → \(on.smoothed.p95) (off \(before.smoothed.p95)); within \(w) (off \(before.smoothed.withinReportedAccuracy))")
+        // Measured 0.02–0.09 of the path drawn without the setting.
+        #expect(park <= 0.25 * before.smoothed.parkedPathPer180s)
+        #expect(w >= 0.6 && w <= 0.85)
+        if i == 5 && rate == 10 {
+            withKnownIssue("phone mix at 10 Hz without speed: p95 \(on.raw.p95) → \(on.smoothed.p95)") {
+                #expect(on.smoothed.p95 <= on.raw.p95)
+            }
+        } else {
+            #expect(on.smoothed.p95 <= on.raw.p95)
+        }
+        if r.quality == .rtkFixed {
+            #expect(park <= 1)
+        } else {
+            // The stop is entered seconds late (the speed must be known to 0.2 m/s from noisy positions), and the
+            // output follows the noise until then: 5–56 m per 180 s.
+            withKnownIssue("no speed: parked path \(park) m per 180 s") { #expect(park <= 1) }
+        }
+    }
+
+    /// The real drives with their speed and course removed, against SPAN.
+    @Test(.enabled(if: SharedData.available, Comment(rawValue: SharedData.skipMessage)),
+          arguments: AccuracyHonestyTests.drives.indices)
+    func realDriveWithoutSpeed(_ i: Int) throws {
+        let d = AccuracyHonestyTests.drives[i]
+        let raw = Self.withoutVelocity(MiniNMEA.fixes(SharedData.path(d.raw), uere: d.uere))
+        try #require(raw.count > 1000)
+        let truth = MiniNMEA.fixes(SharedData.path(d.truth), uere: 1, date: raw.first!.time!.civilDate).map {
+            var t = $0; t.speedMetersPerSecond = nil; t.courseDegrees = nil; return t
+        }
+        let on = SmoothingEvaluation.evaluate(raw: raw, smoothed: SmoothingEvaluation.smooth(raw), truth: truth)
+        let before = SmoothingEvaluation.evaluate(raw: raw, smoothed: SmoothingEvaluation.smooth(raw, settings: Self.off),
+                                                  truth: truth)
+        let park = on.smoothed.parkedPathPer180s
+        print("no speed, \(d.name): parked /180 s raw \(on.raw.parkedPathPer180s), off \(before.smoothed.parkedPathPer180s), on \(park); p50 \(on.raw.p50) → \(on.smoothed.p50), p95 \(on.raw.p95) → \(on.smoothed.p95) (off \(before.smoothed.p95))")
+        // Measured 0.37, 0.39 and 0.60 of the path drawn without the setting.
+        #expect(park <= 0.7 * before.smoothed.parkedPathPer180s)
+        #expect(on.smoothed.withinReportedAccuracy >= 0.6)
+        if d.name.contains("F9K") {
+            // Its vehicle creeps inside stops; without a speed the hold follows a creep only once three fixes stand
+            // off the stop (0.90 against 0.83 raw; 1.07 without following).
+            withKnownIssue("F9K without speed: p95 \(on.raw.p95) → \(on.smoothed.p95)") { #expect(on.smoothed.p95 <= on.raw.p95) }
+        } else {
+            #expect(on.smoothed.p95 <= on.raw.p95)
+        }
+        withKnownIssue("no speed: \(d.name) parked path \(park) m per 180 s", isIntermittent: true) { #expect(park <= 1) }
+    }
+}
