@@ -3,6 +3,7 @@
 // BREAKDOWN=1: per real drive, errors by the truth's speed and held/free, along/across track, S(1 s) over time;
 // PREC=1: three decimals; COURSEDEBUG=<drive name>: that drive's course error against its claim by the truth's speed;
 // WITHINDIAG=1: each row's within-h share split by held, free while the truth stands, and moving (ParkDebug.swift).
+// NOSPEED=1: every receiver without speed and course (stops from the positions alone).
 import Capture
 import Events
 import Foundation
