@@ -61,6 +61,34 @@ import TestSupport
         #expect(heldWhileMoving <= 1)
     }
 
+    /// Parked for 60 s, then no fixes for 30 s (a garage exit) while the car drives off at 10 m/s: the first fix after
+    /// the gap is 300 m away. It ends the stop at once; held, the filter would reject it and the next four fixes.
+    @Test func aStopEndsAtTheFirstFixAfterAGap() throws {
+        var rng = SplitMix64(seed: 11)
+        let frame = LocalTangentFrame(latitudeDegrees: 48.1, longitudeDegrees: 11.6)
+        let start = Timestamp(year: 2025, month: 3, day: 1, hour: 9)!
+        var smoother = PositionSmoother()
+        var afterGap: [Double] = []
+        for k in 0..<120 where k < 60 || k >= 90 {
+            let east = k < 60 ? 0 : 10 * Double(k - 60)
+            let g = frame.geodetic(east: east + 0.5 * rng.gaussian(), north: 0.5 * rng.gaussian())
+            var fix = Location()
+            fix.time = start.adding(nanoseconds: Int64(k) * 1_000_000_000)
+            fix.latitudeDegrees = g.latitudeDegrees; fix.longitudeDegrees = g.longitudeDegrees
+            fix.mode = .threeD
+            fix.horizontalAccuracyMeters = 0.5 * HorizontalError.radius68PerSigma
+            let out = smoother.process(fix: fix)
+            if k == 59 { #expect(out.isStationary == true) }
+            if k >= 90 {
+                let p = frame.enu(latitudeDegrees: out.latitudeDegrees!, longitudeDegrees: out.longitudeDegrees!)
+                afterGap.append(((p.east - east) * (p.east - east) + p.north * p.north).squareRoot())
+                if k == 90 { #expect(out.isStationary == false) }
+            }
+        }
+        print("after the gap: errors \(afterGap.prefix(6).map { ($0 * 100).rounded() / 100 })")
+        #expect(afterGap.prefix(6).allSatisfy { $0 < 5 })
+    }
+
     /// Simulated receivers (white 2 m, white + GM 60 s, the phone mix, RTK) without speed at 1 and 10 Hz, 8 seeds.
     @Test(arguments: [0, 2, 5, 11], [1.0, 10.0])
     func simulatedReceiverWithoutSpeed(_ i: Int, _ rate: Double) {
