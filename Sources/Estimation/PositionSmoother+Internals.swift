@@ -195,6 +195,23 @@ extension PositionSmoother {
         lastReportedTime = t.nanosecondsSince1970
         if isStationary {
             var leave = false
+            // After a gap in the fixes (a tunnel, a garage exit), the first fix significantly off the held point (χ²
+            // beyond the position gate against the white noise, the held point's variance and the parked wander) ends
+            // the stop by itself, whatever its speed: the car may have driven off and parked again during the gap.
+            // Held, the filter (its velocity clamped, no process noise) rejected that fix and the next four and then
+            // re-initialised, 300 m behind meanwhile in `PositionStopTests`.
+            let gap = Double(t.nanosecondsSince1970 &- previousTime) / 1e9
+            var movedDuringGap: Double?
+            if previousTime != 0, gap > Self.positionExitWindowSeconds, let h = held, let fr = frame,
+               let lat = fix.latitudeDegrees, let lon = fix.longitudeDegrees {
+                let z = fr.enu(latitudeDegrees: lat, longitudeDegrees: lon)
+                let d2 = (z.east - h.east) * (z.east - h.east) + (z.north - h.north) * (z.north - h.north)
+                var wander = 0.0
+                if let t0 = stopStart { wander = Self.parkedWander(errorStructure.lags, seconds: t0.seconds(to: t)) }
+                if d2 / (holdWhiteVariance + h.variance + wander) >= s.positionGateChiSquare {
+                    movedDuringGap = d2; leave = true
+                }
+            }
             if let sp = speed, sp >= s.stationaryExitSpeedMetersPerSecond { leave = true }
             if let v = accVar, v >= s.accelerometerVarianceExit { leave = true }
             if speed == nil && accVar == nil && !s.stopFromPositions { leave = true }
@@ -202,23 +219,30 @@ extension PositionSmoother {
                 isStationary = false
                 // Left on the receiver's speed alone: kept until the next epochs tell, in case it was a speed spike
                 // while parked (phones report ~1 m/s for a second or two where the vehicle does not move).
-                if accVar == nil, let sp = speed, let h = held {
+                if accVar == nil, movedDuringGap == nil, let sp = speed, let h = held {
                     suspendedStop = SuspendedStop(held: h, sum: stopSum, count: stopCount, start: stopStart, speed: sp, since: t)
                 }
                 stopSum = (0, 0); stopCount = 0
                 held = nil
                 lowSpeedSince = nil
                 // Motion began at an unknown moment up to a few seconds ago: open position and velocity so the
-                // estimate catches up with the start of motion instead of lagging behind it.
+                // estimate catches up with the start of motion instead of lagging behind it. The velocity by at
+                // least the speed the fix reports (or the fixes show): after a gap in the fixes the vehicle may be at
+                // full speed, and a velocity held at zero with (2 m/s)² gated out the receiver's 14 m/s, and then every
+                // fix for 5 s (the simulated outage receiver: 54 m off, 179 m before the gap rule above).
+                let sp = speed ?? 0
                 kf[0, 0] += 1; kf[1, 1] += 1
-                kf[2, 2] += 4; kf[3, 3] += 4
-                // Left on the positions' evidence (`stopFromPositions`): the motion began longer ago, and the fix is
-                // as far from the held estimate as the vehicle has gone since: open the position by that distance and
-                // the velocity by the speed the fixes show, so that the fix is taken, not gated out.
-                if fix.speedMetersPerSecond == nil, let w = positionWindowBox?.value, let z = w.newest, let sp = speed {
+                kf[2, 2] += Swift.max(4, sp * sp); kf[3, 3] += Swift.max(4, sp * sp)
+                if let d2 = movedDuringGap {
+                    // Moved during the gap: the fix is as far off as the vehicle went. Without a speed, its velocity
+                    // is as unknown as at the first fix (`initialise`: (10 m/s)²).
+                    kf[0, 0] += d2 / 2; kf[1, 1] += d2 / 2
+                    if fix.speedMetersPerSecond == nil { kf[2, 2] = Swift.max(kf[2, 2], 100); kf[3, 3] = Swift.max(kf[3, 3], 100) }
+                } else if fix.speedMetersPerSecond == nil, let w = positionWindowBox?.value, let z = w.newest {
+                    // Left on the positions' evidence (`stopFromPositions`): the motion began longer ago, and the fix
+                    // is as far from the held estimate as the vehicle has gone since.
                     let d2 = ((z.east - kf.x[0]) * (z.east - kf.x[0]) + (z.north - kf.x[1]) * (z.north - kf.x[1])) / 2
                     kf[0, 0] += d2; kf[1, 1] += d2
-                    kf[2, 2] += sp * sp; kf[3, 3] += sp * sp
                 }
             }
             return

@@ -111,12 +111,6 @@ struct PositionWindow: Sendable {
         return (se, sn, c)
     }
 
-    /// The time from the fix before the newest to the newest (s), nil with fewer than two.
-    var gapBeforeNewest: Double? {
-        guard count >= 2 else { return nil }
-        return t[(head + count - 1) % Self.capacity] - t[(head + count - 2) % Self.capacity]
-    }
-
     /// The newest fix (local frame, m).
     var newest: (east: Double, north: Double)? {
         guard count >= 1 else { return nil }
@@ -142,18 +136,6 @@ extension PositionSmoother {
         if positionWindowBox == nil { positionWindowBox = CopyOnWrite(PositionWindow()) }
         positionWindowBox!.value.add(time: Double(t.nanosecondsSince1970) / 1e9, east: z.east, north: z.north)
         let window = positionWindowBox!.value
-        // After a gap in the fixes (a tunnel, a garage), inside a stop: the first fix far off the stop's fixes is a
-        // start, without waiting for two more to show a speed.
-        // (Against the held point: the stop's fixes before a long gap have left the window.)
-        if isStationary, let h = held, let t0 = stopStart, window.count == 1 || window.gapBeforeNewest.map({ $0 > Self.positionExitWindowSeconds }) == true {
-            let de = z.east - h.east, dn = z.north - h.north
-            let white = Swift.min(incrementWhite ?? claimedVariance, claimedVariance)
-            let wander = Self.parkedWander(errorStructure.lags, seconds: t0.seconds(to: t))
-            if (de * de + dn * dn) / (white + h.variance + wander) >= settings.positionGateChiSquare {
-                let gap = Swift.max(window.gapBeforeNewest ?? 0, Self.positionExitWindowSeconds)
-                return (Swift.max(settings.stationaryExitSpeedMetersPerSecond, (de * de + dn * dn).squareRoot() / gap), false)
-            }
-        }
         guard window.count >= 3 else { return nil }
         // The white noise: S(1 s) once known, else the residual about a line through the whole ring; at most the claim.
         var white = incrementWhite ?? window.fit(until: { _, _ in false })?.residual ?? claimedVariance

@@ -162,3 +162,49 @@ func withinDiag(_ name: String, _ sm: [Location], _ truth: [Location]) {
     }.joined(separator: "; ")
     print("WITHIN \(name): \(text)")
 }
+
+/// MAXDIAG=<row name>: that row's largest smoothed errors, with the raw error, whether held, and the gap before the fix;
+/// MAXDIAG_T=<time>: every fix within 8 s of it.
+func maxDiag(_ name: String, _ raw: [Location], _ sm: [Location], _ truth: [Location]) {
+    guard ProcessInfo.processInfo.environment["MAXDIAG"] == name else { return }
+    let tb = keyed(truth), rb = keyed(raw)
+    var rows: [(e: Double, r: Double, t: Double, held: Bool, gap: Double)] = []
+    var last: Double?
+    for s in sm {
+        let t = s.time!.secondsSince1970
+        defer { last = t }
+        guard let tr = tb[SmoothingEvaluation.key(s.time!)], let r = rb[SmoothingEvaluation.key(s.time!)] else { continue }
+        let e = LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!, s.latitudeDegrees!, s.longitudeDegrees!)
+        let re = LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!, r.latitudeDegrees!, r.longitudeDegrees!)
+        rows.append((e, re, t, s.isStationary == true, last.map { t - $0 } ?? 0))
+    }
+    if let w = ProcessInfo.processInfo.environment["MAXDIAG_T"].flatMap(Double.init) {
+        for s in sm where abs(s.time!.secondsSince1970 - w) <= 8 {
+            guard let tr = tb[SmoothingEvaluation.key(s.time!)], let r = rb[SmoothingEvaluation.key(s.time!)] else { continue }
+            let e = LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!, s.latitudeDegrees!, s.longitudeDegrees!)
+            print("  \(f(s.time!.secondsSince1970)) error \(f(e)) held \(s.isStationary == true) speed raw \(f(r.speedMetersPerSecond ?? .nan)) sm \(f(s.speedMetersPerSecond ?? .nan)) truth \(f(tr.speedMetersPerSecond ?? .nan)) acc \(f(s.horizontalAccuracyMeters ?? .nan))")
+        }
+    }
+    for x in rows.sorted(by: { $0.e > $1.e }).prefix(12) {
+        print("MAX \(name): t \(f(x.t)) error \(f(x.e)) raw \(f(x.r)) held \(x.held) gap \(f(x.gap))")
+    }
+}
+
+/// TRACE="<catalogue index>|<seed>|<time>": the smoother's outcome for each fix within 8 s of that time.
+func trace() {
+    guard let spec = ProcessInfo.processInfo.environment["TRACE"] else { return }
+    let p = spec.split(separator: "|").map(String.init)
+    guard p.count == 3, let i = Int(p[0]), let seed = UInt64(p[1]), let w = Double(p[2]) else { return }
+    var r = SimulatedReceiver.catalogue[i]
+    r.rateHz = simulatedRate
+    var fixes = r.run(seed: seed).fixes
+    if noSpeed { fixes = withoutVelocity(fixes) }
+    var s = PositionSmoother(settings: evalSettings)
+    for x in fixes {
+        let out = s.process(fix: x)
+        let t = x.time!.secondsSince1970
+        if abs(t - w) <= 8 {
+            print("TRACE \(f(t)) \(s.lastOutcome) stationary \(s.isStationary) speed in \(f(x.speedMetersPerSecond ?? .nan)) out \(f(out.speedMetersPerSecond ?? .nan)) rejections \(s.consecutiveRejections)")
+        }
+    }
+}

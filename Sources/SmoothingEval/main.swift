@@ -4,6 +4,7 @@
 // PREC=1: three decimals; COURSEDEBUG=<drive name>: that drive's course error against its claim by the truth's speed;
 // WITHINDIAG=1: each row's within-h share split by held, free while the truth stands, and moving (ParkDebug.swift).
 // NOSPEED=1: every receiver without speed and course (stops from the positions alone).
+// MAXDIAG=<row name>: that row's largest errors, with the raw error, whether held, and the gap before the fix.
 import Capture
 import Events
 import Foundation
@@ -87,6 +88,7 @@ func row(_ name: String, runs: [(fixes: [Location], truth: [Location])], setting
     stopDiag(name, raw, sm, truth)
     p95Diag(name, raw, sm, truth)
     withinDiag(name, sm, truth)
+    maxDiag(name, raw, sm, truth)
     if ProcessInfo.processInfo.environment["PARK"] != nil {
         parkDebug(name, sm, truth)
         print("PARK \(name): settled parked path /180 s raw \(f(r.raw.settledParkedPathPer180s)) smoothed \(f(r.smoothed.settledParkedPathPer180s))")
@@ -156,6 +158,7 @@ for var receiver in simulated {
     row("sim: \(receiver.name)", runs: (1...simulatedSeeds).map { receiver.run(seed: UInt64($0)) })
 }
 
+trace()
 walkEvaluation(root: root)
 
 func debugStructure(_ raw: [Location], _ st: PositionSmoother.Settings) {

@@ -61,31 +61,39 @@ import TestSupport
         #expect(heldWhileMoving <= 1)
     }
 
-    /// Parked for 60 s, then no fixes for 30 s (a garage exit) while the car drives off at 10 m/s: the first fix after
-    /// the gap is 300 m away. It ends the stop at once; held, the filter would reject it and the next four fixes.
-    @Test func aStopEndsAtTheFirstFixAfterAGap() throws {
+    /// Parked for 60 s, then no fixes for 30 s (a garage exit) while the car drives 300 m: the first fix after the gap
+    /// ends the stop, with or without a speed, whether the car is still driving (10 m/s) or parked again. Held, the
+    /// filter rejected that fix and the next four (299 m off); with the receiver's 10 m/s against a velocity held at
+    /// zero, the velocity update was gated out and the fixes after it too.
+    @Test(arguments: [false, true], [false, true])
+    func aStopEndsAtTheFirstFixAfterAGap(_ reportsSpeed: Bool, _ parkedAgain: Bool) throws {
         var rng = SplitMix64(seed: 11)
         let frame = LocalTangentFrame(latitudeDegrees: 48.1, longitudeDegrees: 11.6)
         let start = Timestamp(year: 2025, month: 3, day: 1, hour: 9)!
         var smoother = PositionSmoother()
         var afterGap: [Double] = []
         for k in 0..<120 where k < 60 || k >= 90 {
-            let east = k < 60 ? 0 : 10 * Double(k - 60)
+            let moving = k >= 60 && !parkedAgain
+            let east = k < 60 ? 0 : (parkedAgain ? 300 : 10 * Double(k - 60))
             let g = frame.geodetic(east: east + 0.5 * rng.gaussian(), north: 0.5 * rng.gaussian())
             var fix = Location()
             fix.time = start.adding(nanoseconds: Int64(k) * 1_000_000_000)
             fix.latitudeDegrees = g.latitudeDegrees; fix.longitudeDegrees = g.longitudeDegrees
             fix.mode = .threeD
             fix.horizontalAccuracyMeters = 0.5 * HorizontalError.radius68PerSigma
+            if reportsSpeed {
+                fix.speedMetersPerSecond = moving ? 10 + 0.1 * rng.gaussian() : abs(0.05 * rng.gaussian())
+                fix.courseDegrees = moving ? 90 : nil
+            }
             let out = smoother.process(fix: fix)
             if k == 59 { #expect(out.isStationary == true) }
             if k >= 90 {
                 let p = frame.enu(latitudeDegrees: out.latitudeDegrees!, longitudeDegrees: out.longitudeDegrees!)
                 afterGap.append(((p.east - east) * (p.east - east) + p.north * p.north).squareRoot())
-                if k == 90 { #expect(out.isStationary == false) }
+                if k == 90 && !parkedAgain { #expect(out.isStationary == false) }
             }
         }
-        print("after the gap: errors \(afterGap.prefix(6).map { ($0 * 100).rounded() / 100 })")
+        print("after the gap (speed \(reportsSpeed), parked again \(parkedAgain)): errors \(afterGap.prefix(6).map { ($0 * 100).rounded() / 100 })")
         #expect(afterGap.prefix(6).allSatisfy { $0 < 5 })
     }
 
