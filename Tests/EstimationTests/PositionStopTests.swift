@@ -97,6 +97,38 @@ import TestSupport
         #expect(afterGap.prefix(6).allSatisfy { $0 < 5 })
     }
 
+    /// Stopping when the fixes stop (an underground car park's ramp): two slow fixes, not yet a stop, then 30 s without
+    /// fixes in which the car drives 300 m and parks. The stop's clock does not run through the gap, and the output
+    /// does not wait at the point from before it.
+    @Test(arguments: [false, true])
+    func aStopIsNotEnteredAcrossAGap(_ reportsSpeed: Bool) throws {
+        var rng = SplitMix64(seed: 13)
+        let frame = LocalTangentFrame(latitudeDegrees: 48.1, longitudeDegrees: 11.6)
+        let start = Timestamp(year: 2025, month: 3, day: 1, hour: 9)!
+        var smoother = PositionSmoother()
+        var afterGap: [Double] = []
+        for k in 0..<120 where k < 62 || k >= 92 {
+            let east = k < 60 ? 10 * Double(k) : (k < 62 ? 600 : 900)
+            let g = frame.geodetic(east: east + 0.5 * rng.gaussian(), north: 0.5 * rng.gaussian())
+            var fix = Location()
+            fix.time = start.adding(nanoseconds: Int64(k) * 1_000_000_000)
+            fix.latitudeDegrees = g.latitudeDegrees; fix.longitudeDegrees = g.longitudeDegrees
+            fix.mode = .threeD
+            fix.horizontalAccuracyMeters = 0.5 * HorizontalError.radius68PerSigma
+            if reportsSpeed {
+                fix.speedMetersPerSecond = k < 60 ? 10 + 0.1 * rng.gaussian() : abs(0.05 * rng.gaussian())
+                fix.courseDegrees = k < 60 ? 90 : nil
+            }
+            let out = smoother.process(fix: fix)
+            if k >= 92 {
+                let p = frame.enu(latitudeDegrees: out.latitudeDegrees!, longitudeDegrees: out.longitudeDegrees!)
+                afterGap.append(((p.east - east) * (p.east - east) + p.north * p.north).squareRoot())
+            }
+        }
+        print("stopping into a gap (speed \(reportsSpeed)): errors after it \(afterGap.prefix(6).map { ($0 * 100).rounded() / 100 })")
+        #expect(afterGap.prefix(6).allSatisfy { $0 < 5 })
+    }
+
     /// Simulated receivers (white 2 m, white + GM 60 s, the phone mix, RTK) without speed at 1 and 10 Hz, 8 seeds.
     @Test(arguments: [0, 2, 5, 11], [1.0, 10.0])
     func simulatedReceiverWithoutSpeed(_ i: Int, _ rate: Double) {
