@@ -136,6 +136,19 @@ extension PositionSmoother {
         gyroCoveredUntil = nil
     }
 
+    /// The first fix after a gap in the fixes (more than 2 s; not while stopped): the constant-velocity model's spread
+    /// (q·T³/3 for position) assumes the acceleration changes every instant, but a vehicle keeps accelerating or turning
+    /// through a gap: a steady acceleration of √q (1.4 m/s² for the default q) over T moves it ½·a·T² and changes its
+    /// velocity by a·T, far more than q·T³/3 allows after 10 s (118 m against 33 m at T = 13 s). The position and velocity
+    /// variances are raised to those, so that the fix is taken, not gated out with the four after it (`SmootherRobustness
+    /// Tests`: a car that accelerated to 17 m/s during a 13 s gap was 237–280 m off for four fixes).
+    mutating func openAfterGap(dt: Double) {
+        let a2 = settings.accelerationNoiseDensity   // (m/s²)² for a steady acceleration of √q over 1 s
+        let position = a2 * dt * dt * dt * dt / 4, velocity = a2 * dt * dt
+        kf[0, 0] = Swift.max(kf[0, 0], position); kf[1, 1] = Swift.max(kf[1, 1], position)
+        kf[2, 2] = Swift.max(kf[2, 2], velocity); kf[3, 3] = Swift.max(kf[3, 3], velocity)
+    }
+
     /// Covariance matching: the white measurement variance is what the innovations show beyond the predicted
     /// uncertainty, E[yyᵀ] − HPHᵀ, as a multiple of the reported white variance (bounded).
     mutating func adapt(innovation inn: (y: (Double, Double), s: (Double, Double, Double, Double), nis: Double),
@@ -230,7 +243,9 @@ extension PositionSmoother {
                 // least the speed the fix reports (or the fixes show): after a gap in the fixes the vehicle may be at
                 // full speed, and a velocity held at zero with (2 m/s)² gated out the receiver's 14 m/s, and then every
                 // fix for 5 s (the simulated outage receiver: 54 m off, 179 m before the gap rule above).
-                let sp = speed ?? 0
+                // (The receiver's speed only: one the fixes show may be an outlier's, and a confirmed start found from
+                // the positions restarts the filter from their line, below.)
+                let sp = fix.speedMetersPerSecond ?? 0
                 kf[0, 0] += 1; kf[1, 1] += 1
                 kf[2, 2] += Swift.max(4, sp * sp); kf[3, 3] += Swift.max(4, sp * sp)
                 if let d2 = movedDuringGap {
@@ -238,11 +253,6 @@ extension PositionSmoother {
                     // is as unknown as at the first fix (`initialise`: (10 m/s)²).
                     kf[0, 0] += d2 / 2; kf[1, 1] += d2 / 2
                     if fix.speedMetersPerSecond == nil { kf[2, 2] = Swift.max(kf[2, 2], 100); kf[3, 3] = Swift.max(kf[3, 3], 100) }
-                } else if fix.speedMetersPerSecond == nil, let w = positionWindowBox?.value, let z = w.newest {
-                    // Left on the positions' evidence (`stopFromPositions`): the motion began longer ago, and the fix
-                    // is as far from the held estimate as the vehicle has gone since.
-                    let d2 = ((z.east - kf.x[0]) * (z.east - kf.x[0]) + (z.north - kf.x[1]) * (z.north - kf.x[1])) / 2
-                    kf[0, 0] += d2; kf[1, 1] += d2
                 }
             }
             return
@@ -253,7 +263,22 @@ extension PositionSmoother {
                 // the next; 1.5 × that first speed is the tolerance) or keeps the exit speed as long as a stop must
                 // stay slow to begin (`stationaryEnterSeconds`, at 1 Hz the third epoch): in time, not epochs, so
                 // that at 5 or 10 Hz a spike of a second is not taken for a start.
-                if sp >= 1.5 * sus.speed || sus.since.seconds(to: t) >= s.stationaryEnterSeconds { suspendedStop = nil }
+                // Found from the positions, only a slope that goes on the way the stop ended confirms it (a single
+                // outlier's turns round as it passes through the window).
+                let shown = fix.speedMetersPerSecond != nil || positionStartShown
+                if shown, sp >= 1.5 * sus.speed || sus.since.seconds(to: t) >= s.stationaryEnterSeconds {
+                    suspendedStop = nil
+                    // A start found from the positions (`stopFromPositions`), now confirmed: it began some seconds ago,
+                    // and the fix is as far from the held estimate as the vehicle has gone since; the position is
+                    // opened by that distance so that the fix is taken, not gated out. (Not at the first sign of a
+                    // start, which may be a single outlier: opened there, the filter took it.)
+                    if fix.speedMetersPerSecond == nil, let f = positionShortFit {
+                        // The filter restarts from the line through the last 2 s of fixes. (Opening the filter's
+                        // covariance instead let this one fix carry the whole move since the stop: 22.7 m/s for a car
+                        // at 7.5, and the next four fixes were rejected.)
+                        restartFromLine(f, white: holdWhiteVariance)
+                    }
+                }
             } else if speed != nil {
                 // Back below the exit speed: it was a spike. The stop goes on where it was.
                 isStationary = true

@@ -30,6 +30,8 @@ struct PositionWindow: Sendable {
     /// start of motion is judged against it. NaN before the first stop.
     var restSlopeVariance = Double.nan
     var restSlopeCount = 0
+    /// The last significant 2 s slope (m/s).
+    var lastSlope: (east: Double, north: Double)?
 
     mutating func clear() { head = 0; count = 0 }
 
@@ -120,6 +122,16 @@ struct PositionWindow: Sendable {
 }
 
 extension PositionSmoother {
+    /// Restarts the filter's position and velocity from a line through the recent fixes (its point for the newest fix,
+    /// its slope), with at least the fixes' white variance for the position and the slope's variance plus (2 m/s)² for
+    /// the velocity (the slope is the window's mean velocity).
+    mutating func restartFromLine(_ f: PositionWindow.Fit, white: Double) {
+        kf.x[0] = f.atNewest.east; kf.x[1] = f.atNewest.north
+        kf.x[2] = f.east; kf.x[3] = f.north
+        kf[0, 0] = Swift.max(kf[0, 0], white); kf[1, 1] = Swift.max(kf[1, 1], white)
+        kf[2, 2] = Swift.max(kf[2, 2], white / f.sxx + 4); kf[3, 3] = Swift.max(kf[3, 3], white / f.sxx + 4)
+    }
+
     /// The per-axis σ of the fitted velocity a stop is entered on, m/s.
     static let positionSpeedSigmaMetersPerSecond = 0.2
     /// The window the start of motion is looked for in, s.
@@ -131,6 +143,8 @@ extension PositionSmoother {
     /// accelerometer (`Settings.stopFromPositions`); nil where there are too few fixes yet. Adds the fix to the window.
     mutating func speedFromPositions(fix: Location, t: Timestamp) -> (speed: Double, slow: Bool)? {
         positionFitPoint = nil
+        positionShortFit = nil
+        positionStartShown = false
         guard let fr = frame, let lat = fix.latitudeDegrees, let lon = fix.longitudeDegrees else { return nil }
         let z = fr.enu(latitudeDegrees: lat, longitudeDegrees: lon)
         if positionWindowBox == nil { positionWindowBox = CopyOnWrite(PositionWindow()) }
@@ -145,22 +159,35 @@ extension PositionSmoother {
         let gate = settings.positionGateChiSquare
         // Leaving: a significant speed over the last 2 s, against the white noise or what the slope at rest shows.
         if let short = window.fit(until: { span, _ in span >= Self.positionExitWindowSeconds }), short.count >= 3 {
+            positionShortFit = short
             let sp = short.speed
             let rest = window.restSlopeVariance
             // Without a speed the filter learns a change of velocity only from the positions, a fix at a time: braking
             // into a stop, it coasted on until its gate rejected the fixes and it re-initialised (5 s later at 1 Hz).
-            // Where the fixes' slope differs from the filter's velocity by more than both their uncertainties, the
-            // filter's velocity is opened by that difference (and its position by the difference over the window).
-            if !isStationary {
+            // Where the filter has rejected the last two fixes and the fixes' slope differs from its velocity by more
+            // than both their uncertainties, the filter restarts from the line through the last 2 s of fixes. (Not on
+            // one rejection: a single outlier tilts the slope. Opening the filter's covariance instead, before the
+            // gate, let it take the outlier, or let one fix carry the whole move since the filter lost the track.)
+            if !isStationary, consecutiveRejections >= 2 {
                 let de = short.east - kf.x[2], dn = short.north - kf.x[3]
                 let v = Swift.max(white / short.sxx, rest.isFinite ? rest : 0) + (kf[2, 2] + kf[3, 3]) / 2
-                if (de * de + dn * dn) / v >= gate {
-                    let span = Self.positionExitWindowSeconds
-                    kf[2, 2] += de * de; kf[3, 3] += dn * dn
-                    kf[0, 0] += de * de * span * span / 4; kf[1, 1] += dn * dn * span * span / 4
+                if (de * de + dn * dn) / v >= gate { restartFromLine(short, white: white) }
+            }
+            if sp * sp / Swift.max(white / short.sxx, rest.isFinite ? rest : 0) >= gate {
+                // A start goes on the way the last significant slope went, while a single outlier's slope turns round
+                // as it passes through the window (taken for the start's confirmation, it restarted the filter along
+                // the outlier's line: 33 m off two fixes later). So a suspended stop's start is shown only by a
+                // significant slope that goes the way the previous one did.
+                let previous = window.lastSlope
+                positionWindowBox!.value.lastSlope = (short.east, short.north)
+                if isStationary { return (sp, false) }
+                if suspendedStop != nil, let x = previous, x.east * short.east + x.north * short.north <= 0 {
+                    // Reversed: not a start. The speed is the longer window's, below.
+                } else {
+                    positionStartShown = suspendedStop != nil
+                    return (sp, false)
                 }
             }
-            if sp * sp / Swift.max(white / short.sxx, rest.isFinite ? rest : 0) >= gate { return (sp, false) }
             if isStationary {
                 let n = positionWindowBox!.value.restSlopeCount + 1
                 positionWindowBox!.value.restSlopeCount = n

@@ -223,6 +223,10 @@ public struct PositionSmoother: Sendable {
     /// Where the line fitted for the last fix's speed from positions put that fix (local frame, m): a stop found from
     /// the positions waits there.
     var positionFitPoint: (east: Double, north: Double)?
+    /// The line through the last 2 s of fixes at the last fix without a speed, for a start confirmed from them.
+    var positionShortFit: PositionWindow.Fit?
+    /// The last fix without a speed showed a start going on the way the stop ended (`speedFromPositions`).
+    var positionStartShown = false
     var lastReportedVariance = 25.0
     /// The receiver's claimed per-axis variance (m²), without the filter's floor (`claimedVariance(_:settings:)`).
     var claimedVariance = 25.0
@@ -296,6 +300,7 @@ public struct PositionSmoother: Sendable {
         }
         time = t
         updateMotionState(fix: fix, t: t)
+        if dt > Self.positionExitWindowSeconds, !isStationary { openAfterGap(dt: dt) }
         if shift > 0 {
             if isStationary {
                 reported = nil

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+import LocationCore
+import TestSupport
+@testable import Estimation
+
+/// Random drives that break the usual pattern, against their truth: gaps of up to a minute (tunnels, garages) in
+/// which the vehicle may stop, start or turn, receivers with and without speed or with speed on some fixes only,
+/// single outliers of tens of metres, and irregular intervals. Whatever happens, the output is finite and is never
+/// far off for long: a smoother that holds a stop or a velocity across such an event draws hundreds of metres of
+/// error until its gate gives up (`PositionStopTests.aStopEndsAtTheFirstFixAfterAGap`).
+@Suite struct SmootherRobustnessTests {
+    struct Scenario {
+        var fixes: [Location]
+        var truth: [(east: Double, north: Double)]
+        var outlier: [Bool]
+        var speedMode = 0
+    }
+
+    static let frame = LocalTangentFrame(latitudeDegrees: 45.5, longitudeDegrees: -73.6)
+
+    /// A 20-minute drive at 1 Hz, at times 0.5–1.5 s apart (stops of 10–90 s, legs at 5–20 m/s with turns of up to
+    /// 90° at most 20 °/s and 4 m/s²), 0.7 m of white noise and a 1.5 m, 60 s wander, an honest claim; speed and course
+    /// on every fix, on none, or on about half.
+    static func scenario(seed: UInt64) -> Scenario {
+        var rng = SplitMix64(seed: seed)
+        func unit() -> Double { rng.openUnit() }
+        let speedMode = Int(unit() * 3)   // 0: always, 1: never, 2: on some fixes
+        let start = Timestamp(year: 2025, month: 6, day: 2, hour: 8)!
+        var e = 0.0, n = 0.0, heading = unit() * 360, speed = 0.0, target = 0.0
+        var targetHeading = heading
+        var legLeft = 0.0, stopLeft = 20.0
+        var biasE = 0.0, biasN = 0.0
+        var gapLeft = 0.0
+        var out = Scenario(fixes: [], truth: [], outlier: [], speedMode: speedMode)
+        var t = 0.0
+        while t < 1200 {
+            let dt = unit() < 0.05 ? 0.5 + unit() : 1.0
+            t += dt
+            // Motion: stop, then accelerate to a target speed, turning at times; brake into the next stop.
+            if stopLeft > 0 {
+                stopLeft -= dt; speed = 0
+                if stopLeft <= 0 { legLeft = 30 + 120 * unit(); target = 5 + 15 * unit() }
+            } else if legLeft > 0 {
+                legLeft -= dt
+                speed += Swift.max(-3 * dt, Swift.min(2 * dt, target - speed))
+                if unit() < 0.03 { targetHeading = heading + (unit() - 0.5) * 180 }
+            } else {
+                speed = Swift.max(0, speed - 3 * dt)
+                if speed == 0 { stopLeft = 10 + 80 * unit() }
+            }
+            // Turns at most 20 °/s and 4 m/s² across the track.
+            let rate = Swift.min(20, 4 / Swift.max(speed, 0.1) * 180 / .pi) * dt
+            heading += Swift.max(-rate, Swift.min(rate, targetHeading - heading))
+            e += speed * sin(heading * .pi / 180) * dt
+            n += speed * cos(heading * .pi / 180) * dt
+            let a = exp(-dt / 60), q = 1.5 * (1 - a * a).squareRoot()
+            biasE = a * biasE + q * rng.gaussian(); biasN = a * biasN + q * rng.gaussian()
+            // Gaps of 5–60 s, about every 4 minutes.
+            if gapLeft > 0 { gapLeft -= dt; continue }
+            if unit() < 1.0 / 240 { gapLeft = 5 + 55 * unit(); continue }
+            let outlier = unit() < 0.005
+            let oe = outlier ? (unit() - 0.5) * 100 : 0, on = outlier ? (unit() - 0.5) * 100 : 0
+            let g = frame.geodetic(east: e + biasE + 0.7 * rng.gaussian() + oe, north: n + biasN + 0.7 * rng.gaussian() + on)
+            var fix = Location()
+            fix.time = start.adding(nanoseconds: Int64((t * 1e9).rounded()))
+            fix.latitudeDegrees = g.latitudeDegrees; fix.longitudeDegrees = g.longitudeDegrees
+            fix.mode = .threeD
+            fix.horizontalAccuracyMeters = (0.49 + 2.25).squareRoot() * HorizontalError.radius68PerSigma
+            if speedMode == 0 || (speedMode == 2 && unit() < 0.5) {
+                let ve = speed * sin(heading * .pi / 180) + 0.1 * rng.gaussian()
+                let vn = speed * cos(heading * .pi / 180) + 0.1 * rng.gaussian()
+                fix.speedMetersPerSecond = (ve * ve + vn * vn).squareRoot()
+                fix.courseDegrees = Angle.normalizedDegrees(atan2(ve, vn) * 180 / .pi)
+            }
+            out.fixes.append(fix)
+            out.truth.append((e, n))
+            out.outlier.append(outlier)
+        }
+        return out
+    }
+
+    @Test(arguments: Array(UInt64(1)...UInt64(40)))
+    func randomDrive(_ seed: UInt64) {
+        let s = Self.scenario(seed: seed)
+        var smoother = PositionSmoother()
+        var far = 0, worst = 0.0, finite = true
+        for (i, fix) in s.fixes.enumerated() {
+            let out = smoother.process(fix: fix)
+            guard let lat = out.latitudeDegrees, let lon = out.longitudeDegrees, lat.isFinite, lon.isFinite,
+                  let acc = out.horizontalAccuracyMeters, acc.isFinite, acc > 0 else { finite = false; continue }
+            let p = Self.frame.enu(latitudeDegrees: lat, longitudeDegrees: lon)
+            let err = ((p.east - s.truth[i].east) * (p.east - s.truth[i].east)
+                       + (p.north - s.truth[i].north) * (p.north - s.truth[i].north)).squareRoot()
+            worst = Swift.max(worst, err)
+            // The raw error is up to ~6 m (0.7 m white, 1.5 m wander): 15 m off is a failure to follow the vehicle.
+            if err > 15 { far += 1 }
+        }
+        print("random drive \(seed) (speed \(["on every fix", "on none", "on some"][s.speedMode])): \(s.fixes.count) fixes, worst \((worst * 10).rounded() / 10) m, \(far) fixes more than 15 m off")
+        #expect(finite)
+        if s.speedMode == 0 {
+            // Measured: at most 3 fixes, 44.8 m (an outlier that is the first fix after a 53 s gap is taken; the next
+            // fixes are rejected until the filter re-initialises).
+            #expect(far <= 3)
+            #expect(worst < 50)
+        } else {
+            // Without a speed on every fix the constant-velocity filter learns a turn or a start only from positions,
+            // and its gate rejects fixes until it re-initialises (5 fixes): measured up to 11 fixes and 56.5 m per
+            // drive (up to 18 fixes and 76.5 m without `stopFromPositions`; up to 280 m before the gap rules).
+            #expect(far <= 15)
+            #expect(worst < 80)
+            withKnownIssue("no speed on every fix: \(far) fixes more than 15 m off, worst \(worst) m", isIntermittent: true) {
+                #expect(far <= 3)
+            }
+        }
+    }
+}
