@@ -23,15 +23,41 @@ import TestSupport
         return s
     }
 
+    /// Fixes along an east-going road at 1 Hz from 09:00, 0.5 m of white noise per axis, an honest claim.
+    struct Road {
+        let frame = LocalTangentFrame(latitudeDegrees: 48.1, longitudeDegrees: 11.6)
+        let start = Timestamp(year: 2025, month: 3, day: 1, hour: 9)!
+        var rng: SplitMix64
+
+        /// The fix at `k` s, `east` m along the road, with a speed (m/s; course east while moving) when given.
+        mutating func fix(_ k: Int, east: Double, speed: Double? = nil) -> Location {
+            let g = frame.geodetic(east: east + 0.5 * rng.gaussian(), north: 0.5 * rng.gaussian())
+            var fix = Location()
+            fix.time = start.adding(nanoseconds: Int64(k) * 1_000_000_000)
+            fix.latitudeDegrees = g.latitudeDegrees; fix.longitudeDegrees = g.longitudeDegrees
+            fix.mode = .threeD
+            fix.horizontalAccuracyMeters = 0.5 * HorizontalError.radius68PerSigma
+            if let v = speed {
+                fix.speedMetersPerSecond = v > 1 ? v + 0.1 * rng.gaussian() : abs(0.05 * rng.gaussian())
+                fix.courseDegrees = v > 1 ? 90 : nil
+            }
+            return fix
+        }
+
+        /// How far (m) an output is from the point `east` m along the road.
+        func error(_ out: Location, east: Double) -> Double {
+            let p = frame.enu(latitudeDegrees: out.latitudeDegrees!, longitudeDegrees: out.longitudeDegrees!)
+            return ((p.east - east) * (p.east - east) + p.north * p.north).squareRoot()
+        }
+    }
+
     /// A vehicle at 10 m/s east for 60 s, parked for 60 s, then off again at 2 m/s²; 0.5 m of white noise per axis at
     /// 1 Hz, no speed. The stop is found within 8 s and left within 3 s, and no moving fix is held.
     @Test func stopAndStartFoundFromThePositions() throws {
-        var rng = SplitMix64(seed: 7)
-        let frame = LocalTangentFrame(latitudeDegrees: 48.1, longitudeDegrees: 11.6)
-        let start = Timestamp(year: 2025, month: 3, day: 1, hour: 9)!
+        var road = Road(rng: SplitMix64(seed: 7))
         var smoother = PositionSmoother()
         // Position along the road (m) at k s: 10 m/s to 60 s, parked to 120 s, then 2 m/s² up to 10 m/s.
-        func road(_ k: Double) -> Double {
+        func along(_ k: Double) -> Double {
             if k <= 60 { return 10 * k }
             if k <= 120 { return 600 }
             let t = k - 120
@@ -41,13 +67,7 @@ import TestSupport
         var heldWhileMoving = 0
         for k in 0..<180 {
             let speed: Double = k < 60 ? 10 : (k < 120 ? 0 : Swift.min(10, 2 * Double(k - 120)))
-            let g = frame.geodetic(east: road(Double(k)) + 0.5 * rng.gaussian(), north: 0.5 * rng.gaussian())
-            var fix = Location()
-            fix.time = start.adding(nanoseconds: Int64(k) * 1_000_000_000)
-            fix.latitudeDegrees = g.latitudeDegrees; fix.longitudeDegrees = g.longitudeDegrees
-            fix.mode = .threeD
-            fix.horizontalAccuracyMeters = 0.5 * HorizontalError.radius68PerSigma
-            let out = smoother.process(fix: fix)
+            let out = smoother.process(fix: road.fix(k, east: along(Double(k))))
             if out.isStationary == true {
                 if firstHeld == nil { firstHeld = k }
                 lastHeld = k
@@ -67,29 +87,16 @@ import TestSupport
     /// zero, the velocity update was gated out and the fixes after it too.
     @Test(arguments: [false, true], [false, true])
     func aStopEndsAtTheFirstFixAfterAGap(_ reportsSpeed: Bool, _ parkedAgain: Bool) throws {
-        var rng = SplitMix64(seed: 11)
-        let frame = LocalTangentFrame(latitudeDegrees: 48.1, longitudeDegrees: 11.6)
-        let start = Timestamp(year: 2025, month: 3, day: 1, hour: 9)!
+        var road = Road(rng: SplitMix64(seed: 11))
         var smoother = PositionSmoother()
         var afterGap: [Double] = []
         for k in 0..<120 where k < 60 || k >= 90 {
             let moving = k >= 60 && !parkedAgain
             let east = k < 60 ? 0 : (parkedAgain ? 300 : 10 * Double(k - 60))
-            let g = frame.geodetic(east: east + 0.5 * rng.gaussian(), north: 0.5 * rng.gaussian())
-            var fix = Location()
-            fix.time = start.adding(nanoseconds: Int64(k) * 1_000_000_000)
-            fix.latitudeDegrees = g.latitudeDegrees; fix.longitudeDegrees = g.longitudeDegrees
-            fix.mode = .threeD
-            fix.horizontalAccuracyMeters = 0.5 * HorizontalError.radius68PerSigma
-            if reportsSpeed {
-                fix.speedMetersPerSecond = moving ? 10 + 0.1 * rng.gaussian() : abs(0.05 * rng.gaussian())
-                fix.courseDegrees = moving ? 90 : nil
-            }
-            let out = smoother.process(fix: fix)
+            let out = smoother.process(fix: road.fix(k, east: east, speed: reportsSpeed ? (moving ? 10 : 0) : nil))
             if k == 59 { #expect(out.isStationary == true) }
             if k >= 90 {
-                let p = frame.enu(latitudeDegrees: out.latitudeDegrees!, longitudeDegrees: out.longitudeDegrees!)
-                afterGap.append(((p.east - east) * (p.east - east) + p.north * p.north).squareRoot())
+                afterGap.append(road.error(out, east: east))
                 if k == 90 && !parkedAgain { #expect(out.isStationary == false) }
             }
         }
@@ -102,28 +109,13 @@ import TestSupport
     /// does not wait at the point from before it.
     @Test(arguments: [false, true])
     func aStopIsNotEnteredAcrossAGap(_ reportsSpeed: Bool) throws {
-        var rng = SplitMix64(seed: 13)
-        let frame = LocalTangentFrame(latitudeDegrees: 48.1, longitudeDegrees: 11.6)
-        let start = Timestamp(year: 2025, month: 3, day: 1, hour: 9)!
+        var road = Road(rng: SplitMix64(seed: 13))
         var smoother = PositionSmoother()
         var afterGap: [Double] = []
         for k in 0..<120 where k < 62 || k >= 92 {
             let east = k < 60 ? 10 * Double(k) : (k < 62 ? 600 : 900)
-            let g = frame.geodetic(east: east + 0.5 * rng.gaussian(), north: 0.5 * rng.gaussian())
-            var fix = Location()
-            fix.time = start.adding(nanoseconds: Int64(k) * 1_000_000_000)
-            fix.latitudeDegrees = g.latitudeDegrees; fix.longitudeDegrees = g.longitudeDegrees
-            fix.mode = .threeD
-            fix.horizontalAccuracyMeters = 0.5 * HorizontalError.radius68PerSigma
-            if reportsSpeed {
-                fix.speedMetersPerSecond = k < 60 ? 10 + 0.1 * rng.gaussian() : abs(0.05 * rng.gaussian())
-                fix.courseDegrees = k < 60 ? 90 : nil
-            }
-            let out = smoother.process(fix: fix)
-            if k >= 92 {
-                let p = frame.enu(latitudeDegrees: out.latitudeDegrees!, longitudeDegrees: out.longitudeDegrees!)
-                afterGap.append(((p.east - east) * (p.east - east) + p.north * p.north).squareRoot())
-            }
+            let out = smoother.process(fix: road.fix(k, east: east, speed: reportsSpeed ? (k < 60 ? 10 : 0) : nil))
+            if k >= 92 { afterGap.append(road.error(out, east: east)) }
         }
         print("stopping into a gap (speed \(reportsSpeed)): errors after it \(afterGap.prefix(6).map { ($0 * 100).rounded() / 100 })")
         #expect(afterGap.prefix(6).allSatisfy { $0 < 5 })
