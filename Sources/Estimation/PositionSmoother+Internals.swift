@@ -291,7 +291,7 @@ extension PositionSmoother {
         }
         // A gap in the fixes breaks a stop's clock: what the vehicle did in it is unknown, and the point a possible stop
         // waited at is from before it (`aStopIsNotEnteredAcrossAGap`).
-        if previousTime != 0, Double(t.nanosecondsSince1970 &- previousTime) / 1e9 > Self.positionExitWindowSeconds {
+        if previousTime != 0, Double(t.nanosecondsSince1970 &- previousTime) / 1e9 > gapThresholdSeconds {
             lowSpeedSince = nil
             provisional = nil
         }

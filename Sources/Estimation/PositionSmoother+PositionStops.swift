@@ -62,7 +62,7 @@ struct PositionWindow: Sendable {
 
     /// Fits the newest fixes back from the newest, growing the window until `stop(span, sxx)` says it is enough or
     /// the ring ends.
-    func fit(until stop: (Double, Double) -> Bool) -> Fit? {
+    func fit(until stop: (_ span: Double, _ sxx: Double, _ count: Int) -> Bool) -> Fit? {
         guard count >= 2 else { return nil }
         let last = (head + count - 1) % Self.capacity
         let t0 = t[last], e0 = e[last], n0 = n[last]
@@ -87,7 +87,7 @@ struct PositionWindow: Sendable {
             }
             result = Fit(east: ve, north: vn, sxx: sxx, residual: residual, count: k,
                          atNewest: (e0 + (se - ve * st) / c, n0 + (sn - vn * st) / c))
-            if stop(-x, sxx) { break }
+            if stop(-x, sxx, k) { break }
         }
         return result
     }
@@ -152,13 +152,14 @@ extension PositionSmoother {
         let window = positionWindowBox!.value
         guard window.count >= 3 else { return nil }
         // The white noise: S(1 s) once known, else the residual about a line through the whole ring; at most the claim.
-        var white = incrementWhite ?? window.fit(until: { _, _ in false })?.residual ?? claimedVariance
+        var white = incrementWhite ?? window.fit(until: { _, _, _ in false })?.residual ?? claimedVariance
         if !white.isFinite { white = claimedVariance }
         white = Swift.max(Swift.min(white, claimedVariance),
                           settings.minimumMeasurementSigmaMeters * settings.minimumMeasurementSigmaMeters)
         let gate = settings.positionGateChiSquare
         // Leaving: a significant speed over the last 2 s, against the white noise or what the slope at rest shows.
-        if let short = window.fit(until: { span, _ in span >= Self.positionExitWindowSeconds }), short.count >= 3 {
+        // (At least 3 fixes: 2 s holds one interval of a receiver at 0.5 Hz or slower.)
+        if let short = window.fit(until: { span, _, k in span >= Self.positionExitWindowSeconds && k >= 3 }), short.count >= 3 {
             positionShortFit = short
             let sp = short.speed
             let rest = window.restSlopeVariance
@@ -215,7 +216,7 @@ extension PositionSmoother {
         }
         // Otherwise the speed known to `positionSpeedSigmaMetersPerSecond`.
         let target = Self.positionSpeedSigmaMetersPerSecond * Self.positionSpeedSigmaMetersPerSecond
-        guard let long = window.fit(until: { span, sxx in span >= 2 && white / sxx <= target }),
+        guard let long = window.fit(until: { span, sxx, _ in span >= 2 && white / sxx <= target }),
               white / long.sxx <= 4 * target else { positionFitPoint = nil; return nil }
         positionFitPoint = long.atNewest
         // Slow: below the enter speed, or within 2 σ of standing still where σ is larger (the white noise's, or what

@@ -227,6 +227,10 @@ public struct PositionSmoother: Sendable {
     var positionShortFit: PositionWindow.Fit?
     /// The last fix without a speed showed a start going on the way the stop ended (`speedFromPositions`).
     var positionStartShown = false
+    /// The receiver's usual interval between fixes (s; 0 before the second fix), and how long an interval must be to
+    /// count as a gap in the fixes for the fix being processed.
+    var typicalIntervalSeconds = 0.0
+    var gapThresholdSeconds = 2.0
     var lastReportedVariance = 25.0
     /// The receiver's claimed per-axis variance (m²), without the filter's floor (`claimedVariance(_:settings:)`).
     var claimedVariance = 25.0
@@ -279,6 +283,11 @@ public struct PositionSmoother: Sendable {
             return output(from: fix, measured: nil)
         }
         let dt = Double(t.nanosecondsSince1970 - last.nanosecondsSince1970) / 1e9
+        // A gap in the fixes: longer than 2 s and than 3 of the receiver's usual intervals (a receiver at 0.2 Hz has
+        // no gap every 5 s). The usual interval is a running mean of the intervals, each counted at most 3 × the mean.
+        gapThresholdSeconds = Swift.max(Self.positionExitWindowSeconds, 3 * typicalIntervalSeconds)
+        typicalIntervalSeconds = typicalIntervalSeconds == 0 ? dt
+            : typicalIntervalSeconds + 0.1 * (Swift.min(dt, 3 * typicalIntervalSeconds) - typicalIntervalSeconds)
         let previous = settings.stopFromVelocities ? stopEntryPrior() : nil
         // The velocity at its time tag (`velocityAtTimeTag`): the filter is propagated to t − c·dt, given the fix's
         // velocity there, then propagated to t for the position. A receiver reporting the mean velocity over the last
