@@ -309,7 +309,7 @@ public struct PositionSmoother: Sendable {
         }
         time = t
         updateMotionState(fix: fix, t: t)
-        if dt > Self.positionExitWindowSeconds, !isStationary { openAfterGap(dt: dt) }
+        if dt > 1, !isStationary { openAfterGap(dt: dt) }
         if shift > 0 {
             if isStationary {
                 reported = nil
