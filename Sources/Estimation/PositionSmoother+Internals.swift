@@ -241,11 +241,11 @@ extension PositionSmoother {
                 lowSpeedSince = nil
                 // Motion began at an unknown moment up to a few seconds ago: open position and velocity so the
                 // estimate catches up with the start of motion instead of lagging behind it. The velocity by at
-                // least the speed the fix reports (or the fixes show): after a gap in the fixes the vehicle may be at
-                // full speed, and a velocity held at zero with (2 m/s)² gated out the receiver's 14 m/s, and then every
-                // fix for 5 s (the simulated outage receiver: 54 m off, 179 m before the gap rule above).
-                // (The receiver's speed only: one the fixes show may be an outlier's, and a confirmed start found from
-                // the positions restarts the filter from their line, below.)
+                // least the speed the fix reports: after a gap in the fixes the vehicle may be at full speed, and a
+                // velocity held at zero with (2 m/s)² gated out the receiver's 14 m/s, and then every fix for 5 s (the
+                // simulated outage receiver: 54 m off, 179 m before the gap rule above). (Not a speed the fixes show:
+                // it may be an outlier's; a start found from the positions restarts the filter from their line once
+                // confirmed, below.)
                 let sp = fix.speedMetersPerSecond ?? 0
                 kf[0, 0] += 1; kf[1, 1] += 1
                 kf[2, 2] += Swift.max(4, sp * sp); kf[3, 3] += Swift.max(4, sp * sp)
@@ -270,13 +270,11 @@ extension PositionSmoother {
                 if shown, sp >= 1.5 * sus.speed || sus.since.seconds(to: t) >= s.stationaryEnterSeconds {
                     suspendedStop = nil
                     // A start found from the positions (`stopFromPositions`), now confirmed: it began some seconds ago,
-                    // and the fix is as far from the held estimate as the vehicle has gone since; the position is
-                    // opened by that distance so that the fix is taken, not gated out. (Not at the first sign of a
-                    // start, which may be a single outlier: opened there, the filter took it.)
+                    // and the filter, held, is as far behind as the vehicle has gone since. It restarts from the line
+                    // through the last 2 s of fixes. (Not at the first sign of a start, which may be a single outlier;
+                    // and not by opening its covariance, which let this one fix carry the whole move since the stop:
+                    // 22.7 m/s for a car at 7.5, and the next four fixes were rejected.)
                     if fix.speedMetersPerSecond == nil, let f = positionShortFit {
-                        // The filter restarts from the line through the last 2 s of fixes. (Opening the filter's
-                        // covariance instead let this one fix carry the whole move since the stop: 22.7 m/s for a car
-                        // at 7.5, and the next four fixes were rejected.)
                         restartFromLine(f, white: holdWhiteVariance)
                     }
                 }
