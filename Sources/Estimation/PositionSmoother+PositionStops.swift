@@ -8,8 +8,12 @@ import LocationCore
 ///   `positionSpeedSigmaMetersPerSecond` (0.2 m/s) for the fixes' white noise (2 s at the least, 20 s or 128 fixes at
 ///   the most). A receiver with 0.5 m of white noise at 1 Hz needs about 4 s, one with 2 m about 11 s; the stop begins
 ///   that much after the vehicle stopped. The speed is slow below the enter speed or within 2 σ of zero (0.4 m/s).
-/// - **Leaving** must be quick: the speed over the last 2 s of fixes, where it is significant against the white noise
-///   (χ² for 2 degrees of freedom beyond `positionGateChiSquare`), so that noise at rest is not taken for a start.
+/// - **Leaving** must be quick: the speed over the last 2 s of fixes (3 at least), where it is significant against the
+///   white noise or the slope's spread at rest (χ² for 2 degrees of freedom beyond `positionGateChiSquare`), suspends
+///   the stop as a receiver's speed does; a second significant slope going the same way confirms the start, and the
+///   filter restarts from the line through those fixes (a single outlier's slope turns round instead).
+/// - **Manoeuvres**: after two rejected fixes, a slope that differs significantly from the filter's velocity restarts
+///   the filter from that line too.
 /// - **Creeping** inside a stop: the mean of the last three fixes significantly off the stop's earlier fixes, without
 ///   a significant speed, starts the stop again at those fixes. (A phone's error wanders in the same way: on the
 ///   Pixel 4 drives this follows some of that wander.)
