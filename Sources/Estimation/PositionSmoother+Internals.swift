@@ -200,9 +200,9 @@ extension PositionSmoother {
         let accVar = accelerometerVariance(at: t)
         var speed = fix.speedMetersPerSecond
         // No speed and no accelerometer: the speed the positions show (`stopFromPositions`).
-        var slowFromPositions: Bool?
+        var fromPositions: PositionMotion?
         if speed == nil, accVar == nil, s.stopFromPositions, let p = speedFromPositions(fix: fix, t: t) {
-            speed = p.speed; slowFromPositions = p.slow
+            speed = p.speed; fromPositions = p
         }
         let previousSpeed = lastReportedSpeed, previousTime = lastReportedTime
         lastReportedSpeed = speed ?? .nan
@@ -266,7 +266,7 @@ extension PositionSmoother {
                 // that at 5 or 10 Hz a spike of a second is not taken for a start.
                 // Found from the positions, only a slope that goes on the way the stop ended confirms it (a single
                 // outlier's turns round as it passes through the window).
-                let shown = fix.speedMetersPerSecond != nil || positionStartShown
+                let shown = fix.speedMetersPerSecond != nil || fromPositions?.startShown == true
                 if shown, sp >= 1.5 * sus.speed || sus.since.seconds(to: t) >= s.stationaryEnterSeconds {
                     suspendedStop = nil
                     // A start found from the positions (`stopFromPositions`), now confirmed: it began some seconds ago,
@@ -274,7 +274,7 @@ extension PositionSmoother {
                     // through the last 2 s of fixes. (Not at the first sign of a start, which may be a single outlier;
                     // and not by opening its covariance, which let this one fix carry the whole move since the stop:
                     // 22.7 m/s for a car at 7.5, and the next four fixes were rejected.)
-                    if fix.speedMetersPerSecond == nil, let f = positionShortFit {
+                    if fix.speedMetersPerSecond == nil, let f = fromPositions?.shortFit {
                         restartFromLine(f, white: holdWhiteVariance)
                     }
                 }
@@ -295,7 +295,7 @@ extension PositionSmoother {
             provisional = nil
         }
         var low: Bool
-        if let slow = slowFromPositions {
+        if let slow = fromPositions?.slow {
             low = slow
         } else if let sp = speed { low = sp <= s.stationaryEnterSpeedMetersPerSecond } else { low = accVar != nil }
         // A receiver that reports the mean velocity of the last interval (time tag c > 0) shows a stop one epoch late:

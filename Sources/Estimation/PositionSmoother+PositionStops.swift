@@ -143,12 +143,21 @@ extension PositionSmoother {
     /// How many of the newest fixes must stand off the stop's earlier ones for a creep.
     static let creepFixes = 3
 
+    /// What the positions show at a fix without a speed (`speedFromPositions`).
+    struct PositionMotion {
+        /// The speed, m/s, and whether it counts as slow for entering a stop.
+        var speed: Double, slow: Bool
+        /// The line through the last 2 s of fixes (at least 3), when there are enough.
+        var shortFit: PositionWindow.Fit?
+        /// A suspended stop's start is shown: a significant slope going the way the previous one did.
+        var startShown = false
+    }
+
     /// The speed (m/s) the positions show at this fix, for a fix without a speed and a board without a fresh
     /// accelerometer (`Settings.stopFromPositions`); nil where there are too few fixes yet. Adds the fix to the window.
-    mutating func speedFromPositions(fix: Location, t: Timestamp) -> (speed: Double, slow: Bool)? {
+    mutating func speedFromPositions(fix: Location, t: Timestamp) -> PositionMotion? {
         positionFitPoint = nil
-        positionShortFit = nil
-        positionStartShown = false
+        var shortFit: PositionWindow.Fit?
         guard let fr = frame, let lat = fix.latitudeDegrees, let lon = fix.longitudeDegrees else { return nil }
         let z = fr.enu(latitudeDegrees: lat, longitudeDegrees: lon)
         if positionWindowBox == nil { positionWindowBox = CopyOnWrite(PositionWindow()) }
@@ -164,7 +173,7 @@ extension PositionSmoother {
         // Leaving: a significant speed over the last 2 s, against the white noise or what the slope at rest shows.
         // (At least 3 fixes: 2 s holds one interval of a receiver at 0.5 Hz or slower.)
         if let short = window.fit(until: { span, _, k in span >= Self.positionExitWindowSeconds && k >= 3 }), short.count >= 3 {
-            positionShortFit = short
+            shortFit = short
             let sp = short.speed
             let rest = window.restSlopeVariance
             // Without a speed the filter learns a change of velocity only from the positions, a fix at a time: braking
@@ -185,12 +194,11 @@ extension PositionSmoother {
                 // significant slope that goes the way the previous one did.
                 let previous = window.lastSlope
                 positionWindowBox!.value.lastSlope = (short.east, short.north)
-                if isStationary { return (sp, false) }
+                if isStationary { return PositionMotion(speed: sp, slow: false, shortFit: short) }
                 if suspendedStop != nil, let x = previous, x.east * short.east + x.north * short.north <= 0 {
                     // Reversed: not a start. The speed is the longer window's, below.
                 } else {
-                    positionStartShown = suspendedStop != nil
-                    return (sp, false)
+                    return PositionMotion(speed: sp, slow: false, shortFit: short, startShown: suspendedStop != nil)
                 }
             }
             if isStationary {
@@ -221,7 +229,7 @@ extension PositionSmoother {
         // Otherwise the speed known to `positionSpeedSigmaMetersPerSecond`.
         let target = Self.positionSpeedSigmaMetersPerSecond * Self.positionSpeedSigmaMetersPerSecond
         guard let long = window.fit(until: { span, sxx, _ in span >= 2 && white / sxx <= target }),
-              white / long.sxx <= 4 * target else { positionFitPoint = nil; return nil }
+              white / long.sxx <= 4 * target else { return nil }
         positionFitPoint = long.atNewest
         // Slow: below the enter speed, or within 2 σ of standing still where σ is larger (the white noise's, or what
         // the 2 s slope at rest shows, which the longer window's can only be below), and never at the exit speed.
@@ -229,6 +237,6 @@ extension PositionSmoother {
         let sigma = Swift.max(white / long.sxx, rest.isFinite ? rest : 0).squareRoot()
         let slow = Swift.min(settings.stationaryExitSpeedMetersPerSecond,
                              Swift.max(settings.stationaryEnterSpeedMetersPerSecond, 2 * sigma))
-        return (long.speed, long.speed <= slow)
+        return PositionMotion(speed: long.speed, slow: long.speed <= slow, shortFit: shortFit)
     }
 }

@@ -223,10 +223,6 @@ public struct PositionSmoother: Sendable {
     /// Where the line fitted for the last fix's speed from positions put that fix (local frame, m): a stop found from
     /// the positions waits there.
     var positionFitPoint: (east: Double, north: Double)?
-    /// The line through the last 2 s of fixes at the last fix without a speed, for a start confirmed from them.
-    var positionShortFit: PositionWindow.Fit?
-    /// The last fix without a speed showed a start going on the way the stop ended (`speedFromPositions`).
-    var positionStartShown = false
     /// The receiver's usual interval between fixes (s; 0 before the second fix), and how long an interval must be to
     /// count as a gap in the fixes for the fix being processed.
     var typicalIntervalSeconds = 0.0

@@ -198,7 +198,7 @@ func trace() {
     var r = SimulatedReceiver.catalogue[i]
     r.rateHz = simulatedRate
     var fixes = r.run(seed: seed).fixes
-    if noSpeed { fixes = withoutVelocity(fixes) }
+    if noSpeed { fixes = fixes.map(\.withoutVelocity) }
     var s = PositionSmoother(settings: evalSettings)
     for x in fixes {
         let out = s.process(fix: x)

@@ -80,7 +80,7 @@ func row(_ name: String, raw: [Location], truth: [Location], settings st: Positi
 }
 /// Runs smoothed separately (one smoother each), evaluated pooled.
 func row(_ name: String, runs: [(fixes: [Location], truth: [Location])], settings st: PositionSmoother.Settings = evalSettings) {
-    let runs = noSpeed ? runs.map { (withoutVelocity($0.fixes), $0.truth) } : runs
+    let runs = noSpeed ? runs.map { ($0.fixes.map(\.withoutVelocity), $0.truth) } : runs
     let raw = runs.flatMap(\.fixes), truth = runs.flatMap(\.truth)
     let sm = runs.flatMap { SmoothingEvaluation.smooth($0.fixes, settings: st) }
     if ProcessInfo.processInfo.environment["DEBUG"] != nil { debugStructure(raw, st) }
@@ -99,14 +99,6 @@ func row(_ name: String, runs: [(fixes: [Location], truth: [Location])], setting
 /// NOSPEED=1: every receiver's fixes without speed and course (and their accuracies), as from a receiver that sends
 /// GGA alone: stops must then be found from the positions.
 let noSpeed = ProcessInfo.processInfo.environment["NOSPEED"] != nil
-func withoutVelocity(_ fixes: [Location]) -> [Location] {
-    fixes.map { f in
-        var g = f
-        g.speedMetersPerSecond = nil; g.courseDegrees = nil
-        g.speedAccuracyMetersPerSecond = nil; g.courseAccuracyDegrees = nil
-        return g
-    }
-}
 /// Median claimed 68 % radius (how useful the accuracy is, next to how honest).
 func medianAccuracy(_ fixes: [Location]) -> Double {
     SmoothingEvaluation.percentile(fixes.compactMap(\.horizontalAccuracyMeters).sorted(), 0.5)

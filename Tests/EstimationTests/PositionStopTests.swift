@@ -8,15 +8,6 @@ import TestSupport
 /// without an accelerometer. Judged against the simulator's truth and the real drives' SPAN truth, with the receivers'
 /// speed and course removed, and against the same smoother with the setting off (such a receiver never stopped).
 @Suite(.ownThreads) struct PositionStopTests {
-    static func withoutVelocity(_ fixes: [Location]) -> [Location] {
-        fixes.map {
-            var f = $0
-            f.speedMetersPerSecond = nil; f.courseDegrees = nil
-            f.speedAccuracyMetersPerSecond = nil; f.courseAccuracyDegrees = nil
-            return f
-        }
-    }
-
     static var off: PositionSmoother.Settings {
         var s = PositionSmoother.Settings.default
         s.stopFromPositions = false
@@ -127,12 +118,12 @@ import TestSupport
         var r = SimulatedReceiver.catalogue[i]
         r.rateHz = rate
         let runs = AccuracyHonestyTests.seeds.map { r.run(seed: $0) }
-        let raw = runs.flatMap { Self.withoutVelocity($0.fixes) }
+        let raw = runs.flatMap { $0.fixes.map(\.withoutVelocity) }
         let truth = runs.flatMap(\.truth)
         let on = SmoothingEvaluation.evaluate(
-            raw: raw, smoothed: runs.flatMap { SmoothingEvaluation.smooth(Self.withoutVelocity($0.fixes)) }, truth: truth)
+            raw: raw, smoothed: runs.flatMap { SmoothingEvaluation.smooth($0.fixes.map(\.withoutVelocity)) }, truth: truth)
         let before = SmoothingEvaluation.evaluate(
-            raw: raw, smoothed: runs.flatMap { SmoothingEvaluation.smooth(Self.withoutVelocity($0.fixes), settings: Self.off) },
+            raw: raw, smoothed: runs.flatMap { SmoothingEvaluation.smooth($0.fixes.map(\.withoutVelocity), settings: Self.off) },
             truth: truth)
         let park = on.smoothed.parkedPathPer180s, w = on.smoothed.withinReportedAccuracy
         print("no speed, \(r.name) at \(rate) Hz: parked /180 s raw \(on.raw.parkedPathPer180s), off \(before.smoothed.parkedPathPer180s), on \(park); p95 raw \(on.raw.p95) → \(on.smoothed.p95) (off \(before.smoothed.p95)); within \(w) (off \(before.smoothed.withinReportedAccuracy))")
@@ -160,7 +151,7 @@ import TestSupport
           arguments: AccuracyHonestyTests.drives.indices)
     func realDriveWithoutSpeed(_ i: Int) throws {
         let d = AccuracyHonestyTests.drives[i]
-        let raw = Self.withoutVelocity(MiniNMEA.fixes(SharedData.path(d.raw), uere: d.uere))
+        let raw = MiniNMEA.fixes(SharedData.path(d.raw), uere: d.uere).map(\.withoutVelocity)
         try #require(raw.count > 1000)
         let truth = MiniNMEA.fixes(SharedData.path(d.truth), uere: 1, date: raw.first!.time!.civilDate).map {
             var t = $0; t.speedMetersPerSecond = nil; t.courseDegrees = nil; return t
