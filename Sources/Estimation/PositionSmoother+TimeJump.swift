@@ -14,6 +14,7 @@ extension PositionSmoother {
         accelerationTime = nil
         lowSpeedSince = nil
         lastReportedSpeed = .nan
+        recentSpeedMean = .nan
         positionWindowBox?.value.clear()
         // Motion during the jump is unknown: open position and velocity as on leaving a stop.
         kf[0, 0] += 1; kf[1, 1] += 1

@@ -208,6 +208,8 @@ public struct PositionSmoother: Sendable {
     /// (`stopFromVelocities`).
     var lastReportedSpeed = Double.nan
     var lastReportedTime: Int64 = 0
+    /// The reported speed's recent mean (m/s; NaN: none), for entering a stop at high fix rates (`recentSpeed`).
+    var recentSpeedMean = Double.nan
     /// The last fix used, in the local frame (m).
     var lastFixENU: (east: Double, north: Double)?
     var stopCount = 0

@@ -50,8 +50,10 @@ func stopDiag(_ name: String, _ raw: [Location], _ sm: [Location], _ truth: [Loc
     let segs = SmoothingEvaluation.stoppedRuns(sm, truth: byKey, stopped: SmoothingEvaluation.stoppedEpochs(sortedTruth))
     for s in segs where s.count >= 2 {
         var truthPath = 0.0, er = 0.0, es = 0.0, dsr = 0.0, n = 0.0, erMax = 0.0, esMax = 0.0
-        var prevT: Location?
+        var prevT: Location?, prevS: Location?, smPath = 0.0
         for x in s {
+            if let p = prevS { smPath += d(p, x) }
+            prevS = x
             let k = SmoothingEvaluation.key(x.time!)
             guard let tr = byKey[k], let r = rawByKey[k] else { continue }
             if let p = prevT { truthPath += d(p, tr) }
@@ -67,7 +69,7 @@ func stopDiag(_ name: String, _ raw: [Location], _ sm: [Location], _ truth: [Loc
         }
         let held = s.filter { $0.isStationary == true }.count
         let acc = s.compactMap(\.horizontalAccuracyMeters).sorted()
-        print("STOP \(f(s[0].time!.secondsSince1970)) \(s.count) fixes (\(held) held, acc p50 \(f(acc[acc.count / 2]))), truth path \(f(truthPath)), err raw \(f(er / n)) (max \(f(erMax))) sm \(f(es / n)) (max \(f(esMax))), sm–raw \(f(dsr / n))")
+        print("STOP \(f(s[0].time!.secondsSince1970)) \(s.count) fixes (\(held) held, acc p50 \(f(acc[acc.count / 2]))), truth path \(f(truthPath)), smoothed path \(f(smPath)), err raw \(f(er / n)) (max \(f(erMax))) sm \(f(es / n)) (max \(f(esMax))), sm–raw \(f(dsr / n))")
     }
 }
 
