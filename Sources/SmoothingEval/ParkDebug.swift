@@ -210,3 +210,21 @@ func trace() {
         }
     }
 }
+
+/// TRACEFILE="<raw NMEA>|<UERE m>|<time>": as TRACE, for a recording: each fix within 8 s of that time, with the
+/// output's offset from the raw fix (east, north, m).
+func traceFile() {
+    guard let spec = ProcessInfo.processInfo.environment["TRACEFILE"] else { return }
+    let p = spec.split(separator: "|").map(String.init)
+    guard p.count == 3, let uere = Double(p[1]), let w = Double(p[2]), var raw = try? fixes(p[0], uereMeters: uere) else { return }
+    if noSpeed { raw = raw.map(\.withoutVelocity) }
+    var s = PositionSmoother(settings: evalSettings)
+    for x in raw {
+        let out = s.process(fix: x)
+        let t = x.time!.secondsSince1970
+        guard abs(t - w) <= 8 else { continue }
+        let fr = LocalTangentFrame(latitudeDegrees: x.latitudeDegrees!, longitudeDegrees: x.longitudeDegrees!)
+        let o = fr.enu(latitudeDegrees: out.latitudeDegrees!, longitudeDegrees: out.longitudeDegrees!)
+        print("TRACEFILE \(f(t)) \(s.lastOutcome) stationary \(s.isStationary) out−raw \(f(o.east)),\(f(o.north)) out speed \(f(out.speedMetersPerSecond ?? .nan)) acc \(f(out.horizontalAccuracyMeters ?? .nan)) rejections \(s.consecutiveRejections)")
+    }
+}

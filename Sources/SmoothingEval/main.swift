@@ -5,6 +5,7 @@
 // WITHINDIAG=1: each row's within-h share split by held, free while the truth stands, and moving (ParkDebug.swift).
 // NOSPEED=1: every receiver without speed and course (stops from the positions alone).
 // MAXDIAG=<row name>: that row's largest errors, with the raw error, whether held, and the gap before the fix.
+// TRACEFILE="<raw NMEA>|<UERE m>|<time>": each fix of a recording within 8 s of that time: outcome, hold, output − raw.
 import Capture
 import Events
 import Foundation
@@ -151,6 +152,7 @@ for var receiver in simulated {
 }
 
 trace()
+traceFile()
 walkEvaluation(root: root)
 
 func debugStructure(_ raw: [Location], _ st: PositionSmoother.Settings) {
