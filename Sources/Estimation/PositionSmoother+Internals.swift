@@ -332,20 +332,26 @@ extension PositionSmoother {
         }
     }
 
-    /// The reported speeds' recent mean for entering a stop: the speed itself at intervals of 0.75 s or more (1 Hz, or
-    /// after a gap), and at higher rates an exponential mean with a time constant of 0.25 s. A stop begins after
-    /// `stationaryEnterSeconds` of slow fixes; judged fix by fix, a speed noise that lets one fix in 20 pass the enter
-    /// speed (0.1 m/s per axis at 0.25 m/s) holds 90 % of the stops at 1 Hz but lets one in ten begin at 25 Hz, where
-    /// 50 fixes in a row must pass.
+    /// The reported speeds' recent mean, for entering a stop: the speed itself after an interval of
+    /// `recentSpeedIntervalSeconds` or more (1 and 2 Hz, or after a gap), and at higher rates an exponential mean with a
+    /// time constant of `recentSpeedTimeConstantSeconds` (about 2 fixes at 10 Hz, 4 at 25 Hz). A stop begins after
+    /// `stationaryEnterSeconds` of slow fixes. Judged fix by fix, a speed noise that lets one fix in 20 pass the enter
+    /// speed (0.1 m/s per axis against 0.25 m/s) holds 90 % of the 2 s windows at 1 Hz (2 fixes), but only one in ten
+    /// at 25 Hz (50 fixes). A longer time constant averages more noise but sees a braking vehicle later, and the output
+    /// drew that lag as path (docs/smoothing.md, "Kept … stops at 10–25 fixes per second").
     mutating func recentSpeed(_ speed: Double?, interval: Double, first: Bool) -> Double? {
         guard let sp = speed, sp.isFinite else { recentSpeedMean = .nan; return nil }
-        if first || recentSpeedMean.isNaN || !(interval > 0) || interval >= 0.75 {
+        if first || recentSpeedMean.isNaN || !(interval > 0) || interval >= Self.recentSpeedIntervalSeconds {
             recentSpeedMean = sp
         } else {
-            recentSpeedMean += (1 - exp(-interval / 0.1)) * (sp - recentSpeedMean)
+            recentSpeedMean += (1 - exp(-interval / Self.recentSpeedTimeConstantSeconds)) * (sp - recentSpeedMean)
         }
         return recentSpeedMean
     }
+
+    /// `recentSpeed`'s time constant, and the interval from which a fix's speed stands alone, s.
+    static let recentSpeedTimeConstantSeconds = 0.1
+    static let recentSpeedIntervalSeconds = 0.75
 
     /// A fix's velocity (east, north, m/s) from its speed and course; zero for a speed below the course threshold
     /// without a course (as the velocity update takes it); nil otherwise.
