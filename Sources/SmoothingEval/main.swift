@@ -145,8 +145,11 @@ if let spec = ProcessInfo.processInfo.environment["RECEIVERS"] {
 }
 // CREEP=1: every simulated vehicle creeps forward once in each stop (`SimulatedReceiver.creepsInStops`).
 let simulatedCreep = ProcessInfo.processInfo.environment["CREEP"] != nil
+// VSIGMA=0.05 (m/s): every simulated receiver's Doppler velocity noise per axis (the catalogue's is 0.1, RTK 0.02).
+let simulatedVelocitySigma = Double(ProcessInfo.processInfo.environment["VSIGMA"] ?? "")
 for var receiver in simulated {
     receiver.rateHz = simulatedRate
+    if let v = simulatedVelocitySigma { receiver.velocitySigma = v }
     receiver.creepsInStops = simulatedCreep
     row("sim: \(receiver.name)", runs: (1...simulatedSeeds).map { receiver.run(seed: UInt64($0)) })
 }
