@@ -199,32 +199,28 @@ func trace() {
     guard p.count == 3, let i = Int(p[0]), let seed = UInt64(p[1]), let w = Double(p[2]) else { return }
     var r = SimulatedReceiver.catalogue[i]
     r.rateHz = simulatedRate
-    var fixes = r.run(seed: seed).fixes
-    if noSpeed { fixes = fixes.map(\.withoutVelocity) }
-    var s = PositionSmoother(settings: evalSettings)
-    for x in fixes {
-        let out = s.process(fix: x)
-        let t = x.time!.secondsSince1970
-        if abs(t - w) <= 8 {
-            print("TRACE \(f(t)) \(s.lastOutcome) stationary \(s.isStationary) speed in \(f(x.speedMetersPerSecond ?? .nan)) out \(f(out.speedMetersPerSecond ?? .nan)) rejections \(s.consecutiveRejections)")
-        }
-    }
+    traceFixes(r.run(seed: seed).fixes, around: w, label: "TRACE")
 }
 
-/// TRACEFILE="<raw NMEA>|<UERE m>|<time>": as TRACE, for a recording: each fix within 8 s of that time, with the
-/// output's offset from the raw fix (east, north, m).
+/// TRACEFILE="<raw NMEA>|<UERE m>|<time>": as TRACE, for a recording.
 func traceFile() {
     guard let spec = ProcessInfo.processInfo.environment["TRACEFILE"] else { return }
     let p = spec.split(separator: "|").map(String.init)
-    guard p.count == 3, let uere = Double(p[1]), let w = Double(p[2]), var raw = try? fixes(p[0], uereMeters: uere) else { return }
-    if noSpeed { raw = raw.map(\.withoutVelocity) }
+    guard p.count == 3, let uere = Double(p[1]), let w = Double(p[2]), let raw = try? fixes(p[0], uereMeters: uere) else { return }
+    traceFixes(raw, around: w, label: "TRACEFILE")
+}
+
+/// Smooths `fixes` (without their velocity under NOSPEED) and prints, for each fix within 8 s of `w` (s since 1970):
+/// the outcome, the hold, the speed in and out, the output's offset from the fix (east, north, m), its radius and
+/// the rejections in a row.
+func traceFixes(_ fixes: [Location], around w: Double, label: String) {
     var s = PositionSmoother(settings: evalSettings)
-    for x in raw {
+    for x in noSpeed ? fixes.map(\.withoutVelocity) : fixes {
         let out = s.process(fix: x)
         let t = x.time!.secondsSince1970
         guard abs(t - w) <= 8 else { continue }
         let fr = LocalTangentFrame(latitudeDegrees: x.latitudeDegrees!, longitudeDegrees: x.longitudeDegrees!)
         let o = fr.enu(latitudeDegrees: out.latitudeDegrees!, longitudeDegrees: out.longitudeDegrees!)
-        print("TRACEFILE \(f(t)) \(s.lastOutcome) stationary \(s.isStationary) out−raw \(f(o.east)),\(f(o.north)) out speed \(f(out.speedMetersPerSecond ?? .nan)) acc \(f(out.horizontalAccuracyMeters ?? .nan)) rejections \(s.consecutiveRejections)")
+        print("\(label) \(f(t)) \(s.lastOutcome) stationary \(s.isStationary) speed in \(f(x.speedMetersPerSecond ?? .nan)) out \(f(out.speedMetersPerSecond ?? .nan)) out−fix \(f(o.east)),\(f(o.north)) acc \(f(out.horizontalAccuracyMeters ?? .nan)) rejections \(s.consecutiveRejections)")
     }
 }
