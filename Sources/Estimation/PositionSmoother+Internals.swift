@@ -207,8 +207,9 @@ extension PositionSmoother {
         let previousSpeed = lastReportedSpeed, previousTime = lastReportedTime
         lastReportedSpeed = speed ?? .nan
         lastReportedTime = t.nanosecondsSince1970
-        let slowSpeed = recentSpeed(fix.speedMetersPerSecond, interval: Double(t.nanosecondsSince1970 &- previousTime) / 1e9,
-                                    first: previousTime == 0)
+        // The interval since the last fix (s).
+        let interval = Double(t.nanosecondsSince1970 &- previousTime) / 1e9
+        let slowSpeed = recentSpeed(fix.speedMetersPerSecond, interval: interval, first: previousTime == 0)
         if isStationary {
             var leave = false
             // After a gap in the fixes (a tunnel, a garage exit), the first fix significantly off the held point (χ²
@@ -216,9 +217,8 @@ extension PositionSmoother {
             // the stop by itself, whatever its speed: the car may have driven off and parked again during the gap.
             // Held, the filter (its velocity clamped, no process noise) rejected that fix and the next four and then
             // re-initialised, 300 m behind meanwhile in `PositionStopTests`.
-            let gap = Double(t.nanosecondsSince1970 &- previousTime) / 1e9
             var movedDuringGap: Double?
-            if previousTime != 0, gap > Self.positionExitWindowSeconds, let h = held, let fr = frame,
+            if previousTime != 0, interval > Self.positionExitWindowSeconds, let h = held, let fr = frame,
                let lat = fix.latitudeDegrees, let lon = fix.longitudeDegrees {
                 let z = fr.enu(latitudeDegrees: lat, longitudeDegrees: lon)
                 let d2 = (z.east - h.east) * (z.east - h.east) + (z.north - h.north) * (z.north - h.north)
@@ -292,7 +292,7 @@ extension PositionSmoother {
         }
         // A gap in the fixes breaks a stop's clock: what the vehicle did in it is unknown, and the point a possible stop
         // waited at is from before it (`aStopIsNotEnteredAcrossAGap`).
-        if previousTime != 0, Double(t.nanosecondsSince1970 &- previousTime) / 1e9 > gapThresholdSeconds {
+        if previousTime != 0, interval > gapThresholdSeconds {
             lowSpeedSince = nil
             provisional = nil
         }
@@ -309,9 +309,8 @@ extension PositionSmoother {
         // placed a fix later.
         if s.stopFromVelocities, !low, let sp = speed, sp < previousSpeed,
            previousSpeed >= s.stationaryExitSpeedMetersPerSecond, timeTag > Self.timeTagMinimum {
-            let gap = Double(t.nanosecondsSince1970 &- previousTime) / 1e9
-            let creep = s.stationaryEnterSpeedMetersPerSecond * gap / 2
-            if gap > 0, gap <= 2, creep * creep <= holdWhiteVariance,
+            let creep = s.stationaryEnterSpeedMetersPerSecond * interval / 2
+            if interval > 0, interval <= 2, creep * creep <= holdWhiteVariance,
                sp + timeTag * (sp - previousSpeed) <= s.stationaryEnterSpeedMetersPerSecond {
                 low = true
             }
