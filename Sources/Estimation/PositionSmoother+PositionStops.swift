@@ -12,8 +12,8 @@ import LocationCore
 ///   white noise or the slope's spread at rest (χ² for 2 degrees of freedom beyond `positionGateChiSquare`), suspends
 ///   the stop as a receiver's speed does; a second significant slope going the same way confirms the start, and the
 ///   filter restarts from the line through those fixes (a single outlier's slope turns round instead).
-/// - **Manoeuvres**: after two rejected fixes, a slope that differs significantly from the filter's velocity restarts
-///   the filter from that line too.
+/// - **Manoeuvres**: after two rejected fixes, a line that differs significantly from the filter (its slope from the
+///   filter's velocity, or its point at the fix from the filter's position) restarts the filter from that line too.
 /// - **Creeping** inside a stop: the mean of the last three fixes significantly off the stop's earlier fixes, without
 ///   a significant speed, starts the stop again at those fixes. (A phone's error wanders in the same way: on the
 ///   Pixel 4 drives this follows some of that wander.)
