@@ -210,6 +210,10 @@ public struct PositionSmoother: Sendable {
     var lastReportedTime: Int64 = 0
     /// The reported speed's recent mean (m/s; NaN: none), for entering a stop at high fix rates (`recentSpeed`).
     var recentSpeedMean = Double.nan
+    /// The reported velocity's recent mean (east, north, m/s; NaN: none), for entering a stop on a receiver whose
+    /// speed at rest is noise (`recentNetSpeed`).
+    var recentVelocityMean = (east: Double.nan, north: Double.nan)
+    var recentVelocityCount = 0
     /// The last fix used, in the local frame (m).
     var lastFixENU: (east: Double, north: Double)?
     var stopCount = 0
