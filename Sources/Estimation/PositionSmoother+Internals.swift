@@ -210,7 +210,8 @@ extension PositionSmoother {
         // The interval since the last fix (s).
         let interval = Double(t.nanosecondsSince1970 &- previousTime) / 1e9
         let slowSpeed = recentSpeed(fix.speedMetersPerSecond, interval: interval, first: previousTime == 0)
-        let netSpeed = recentNetSpeed(fix, interval: interval, first: previousTime == 0)
+        let netSpeed = recentNetSpeed(speed: fix.speedMetersPerSecond, course: fix.courseDegrees, interval: interval,
+                                      first: previousTime == 0, exitSpeed: s.stationaryExitSpeedMetersPerSecond)
         if isStationary {
             var leave = false
             // After a gap in the fixes (a tunnel, a garage exit), the first fix significantly off the held point (χ²
@@ -361,12 +362,21 @@ extension PositionSmoother {
     /// at or above the exit speed (equal weights), forgetting over `recentVelocityTimeConstantSeconds` once it holds
     /// more than that: a braking vehicle's earlier speed does not linger in it. Only fixes with a course count (or a
     /// speed of exactly 0): a slow fix without one says nothing of its direction. Nil otherwise; restarted after a gap.
-    mutating func recentNetSpeed(_ fix: Location, interval: Double, first: Bool) -> Double? {
-        guard let sp = fix.speedMetersPerSecond, sp < settings.stationaryExitSpeedMetersPerSecond,
-              sp == 0 || fix.courseDegrees?.isFinite == true, let v = fixVelocity(fix) else {
-            recentVelocityMean = (.nan, .nan); recentVelocityCount = 0; return nil
+    mutating func recentNetSpeed(speed: Double?, course: Double?, interval: Double, first: Bool, exitSpeed: Double) -> Double? {
+        guard let sp = speed, sp < exitSpeed else {
+            if recentVelocityCount != 0 { recentVelocityMean = (.nan, .nan); recentVelocityCount = 0 }
+            return nil
         }
-        if first || recentVelocityMean.east.isNaN || !(interval > 0) || interval > gapThresholdSeconds {
+        let v: (east: Double, north: Double)
+        if let c = course, c.isFinite {
+            v = (sp * sin(c * .pi / 180), sp * cos(c * .pi / 180))
+        } else if sp == 0 {
+            v = (0, 0)
+        } else {
+            recentVelocityMean = (.nan, .nan); recentVelocityCount = 0
+            return nil
+        }
+        if first || recentVelocityCount == 0 || !(interval > 0) || interval > gapThresholdSeconds {
             recentVelocityMean = v; recentVelocityCount = 1
         } else {
             recentVelocityCount += 1
