@@ -216,6 +216,13 @@ public struct PositionSmoother: Sendable {
     var recentVelocityCount = 0
     /// The last fix used, in the local frame (m).
     var lastFixENU: (east: Double, north: Double)?
+    /// The last fix the position gate rejected (local frame, m; its velocity, m/s, where it has one), while the next
+    /// may be rejected too (`rejectedFixesAgree`).
+    struct RejectedFix: Sendable {
+        var east: Double, north: Double
+        var velocity: (east: Double, north: Double)?
+    }
+    var lastRejectedFix: RejectedFix?
     var stopCount = 0
     /// The stop's creep (`holdFollowsCreep`), with the receiver's speed at rest.
     /// (In a copy-on-write box, like the error structure: held inline, its ~160 bytes made every fix ~40 ns slower.)
@@ -342,6 +349,15 @@ public struct PositionSmoother: Sendable {
                             r: (Swift.max((1 - f) * varE, s1), 0, 0, Swift.max((1 - f) * varN, s1)))
         if gate.nis > settings.positionGateChiSquare {
             consecutiveRejections += 1
+            let v = fix.speedMetersPerSecond.map { $0 >= settings.minimumSpeedForCourseMetersPerSecond } == true
+                && fix.courseDegrees?.isFinite == true ? fixVelocity(fix) : nil
+            if consecutiveRejections >= 2, !isStationary, let v, let p = lastRejectedFix,
+               rejectedFixesAgree(p, (z.east, z.north), v, dt: dt, fix: fix) {
+                initialise(fix: fix, lat: lat, lon: lon, sigE: sigE, sigN: sigN, t: t)
+                lastOutcome = .reinitialised
+                return output(from: fix, measured: nil)
+            }
+            lastRejectedFix = RejectedFix(east: z.east, north: z.north, velocity: v)
             if consecutiveRejections >= settings.reinitialiseAfterRejections {
                 initialise(fix: fix, lat: lat, lon: lon, sigE: sigE, sigN: sigN, t: t)
                 lastOutcome = .reinitialised
@@ -351,6 +367,7 @@ public struct PositionSmoother: Sendable {
             return output(from: fix, measured: nil)
         }
         consecutiveRejections = 0
+        lastRejectedFix = nil
         if inn.nis.isFinite {
             positionInnovations += 1
             let w = Swift.max(settings.adaptiveWeight, 1 / Double(positionInnovations))
