@@ -63,8 +63,9 @@ public struct PositionSmoother: Sendable {
         /// After this many consecutive rejected fixes the filter re-initialises on the latest one.
         public var reinitialiseAfterRejections: Int = 5
         /// Stationary detection (hysteresis): enter when GNSS speed ≤ enter speed for `stationaryEnterSeconds`
-        /// (and the accelerometer variance, if fresh, ≤ its enter threshold); leave when speed ≥ exit speed or
-        /// variance ≥ exit threshold.
+        /// (the speed's recent mean at high fix rates, or the speed of the velocities' recent mean where the speed at
+        /// rest is noise; and the accelerometer variance, if fresh, ≤ its enter threshold); leave when speed ≥ exit
+        /// speed or variance ≥ exit threshold.
         public var stationaryEnterSpeedMetersPerSecond: Double = 0.25
         public var stationaryExitSpeedMetersPerSecond: Double = 0.7
         public var stationaryEnterSeconds: Double = 2.0
