@@ -280,6 +280,7 @@ import Testing
         #expect(simulate.terminationStatus == 0)
         let service = try ServiceBehaviourTests.Service(capture: capture, options: ["--platform", "handheld"])
         defer { service.stop() }
+        #expect(FileManager.default.fileExists(atPath: service.socket), "the service did not start")
         let recorder = Recorder()
         let manager = CLLocationManager(source: .service(path: service.socket))
         manager.delegate = recorder

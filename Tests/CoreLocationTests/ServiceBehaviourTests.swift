@@ -29,8 +29,10 @@ import Testing
                                  "--linger", "5"] + options + [capture]
             process.standardOutput = FileHandle.nullDevice
             try process.run()
-            let deadline = Date().addingTimeInterval(20)
-            while !FileManager.default.fileExists(atPath: socket), Date() < deadline { usleep(20_000) }
+            // Up to 60 s for the socket (20 s before). Under two CI builds and a qemu boot one run's client received
+            // nothing at all, as one that connects before the socket exists would: it fails at once, without retrying.
+            let deadline = Date().addingTimeInterval(60)
+            while !FileManager.default.fileExists(atPath: socket), process.isRunning, Date() < deadline { usleep(20_000) }
         }
         /// SIGTERM, then SIGKILL after 5 s: a child of the test runner may inherit a blocked SIGTERM, and a replay
         /// still waiting for its client would then never end.
