@@ -364,19 +364,8 @@ extension PositionSmoother {
     /// more than that: a braking vehicle's earlier speed does not linger in it. Only fixes with a course count (or a
     /// speed of exactly 0): a slow fix without one says nothing of its direction. Nil otherwise; restarted after a gap.
     mutating func recentNetSpeed(speed: Double?, course: Double?, interval: Double, first: Bool, exitSpeed: Double) -> Double? {
-        guard let sp = speed, sp < exitSpeed else {
-            if recentVelocityCount != 0 { recentVelocityMean = (.nan, .nan); recentVelocityCount = 0 }
-            return nil
-        }
-        let v: (east: Double, north: Double)
-        if let c = course, c.isFinite {
-            v = (sp * sin(c * .pi / 180), sp * cos(c * .pi / 180))
-        } else if sp == 0 {
-            v = (0, 0)
-        } else {
-            recentVelocityMean = (.nan, .nan); recentVelocityCount = 0
-            return nil
-        }
+        guard let sp = speed, sp < exitSpeed, sp == 0 || course?.isFinite == true,
+              let v = velocity(speed: sp, courseDegrees: course) else { recentVelocityCount = 0; return nil }
         if first || recentVelocityCount == 0 || !(interval > 0) || interval > gapThresholdSeconds {
             recentVelocityMean = v; recentVelocityCount = 1
         } else {
@@ -400,11 +389,11 @@ extension PositionSmoother {
     /// Whether a fix the position gate rejects, with its velocity `v`, and the rejected fix before it, `dt` seconds
     /// earlier, show the same motion: the second where the first and the mean of their velocities put it (the first's
     /// velocity where it has one, else this one's), within the gate against two fixes' white noise and the
-    /// displacement's (dt × the speed's σ per axis), and the fix's velocity beyond the velocity gate. Two fixes that
-    /// agree with each other and with their own velocity, but not with the filter, are a manoeuvre the filter did not
-    /// follow (a car turning at speed, where the fixes
-    /// between carry no speed), not outliers: the filter restarts from this one instead of rejecting three more (a
-    /// random drive with a speed on half of its fixes was 39 m off for three fixes in a turn at 15 m/s).
+    /// displacement's (dt × the speed's σ per axis), while the filter's motion disagrees (below). Two fixes that agree
+    /// with each other and with their own velocity, but not with the filter, are a manoeuvre the filter did not follow
+    /// (a car turning at speed, where the fixes between carry no speed), not outliers: the filter restarts from this
+    /// one instead of rejecting three more (a random drive with a speed on half of its fixes was 39 m off for three
+    /// fixes in a turn at 15 m/s).
     mutating func rejectedFixesAgree(_ p: RejectedFix, _ z: (east: Double, north: Double), _ v: (east: Double, north: Double),
                                      dt: Double, fix: Location) -> Bool {
         guard dt > 0, dt <= gapThresholdSeconds else { return false }
@@ -424,8 +413,7 @@ extension PositionSmoother {
         let pv = p.velocity ?? v
         let de = z.east - (p.east + dt * (pv.east + v.east) / 2)
         let dn = z.north - (p.north + dt * (pv.north + v.north) / 2)
-        let sv = fix.speedAccuracyMetersPerSecond ?? settings.speedSigmaMetersPerSecond
-        let variance = 2 * white + dt * dt * sv * sv
+        let variance = 2 * white + dt * dt * ss * ss
         guard variance.isFinite, variance > 0 else { return false }
         return (de * de + dn * dn) / variance <= settings.positionGateChiSquare
     }
@@ -433,8 +421,13 @@ extension PositionSmoother {
     /// A fix's velocity (east, north, m/s) from its speed and course; zero for a speed below the course threshold
     /// without a course (as the velocity update takes it); nil otherwise.
     mutating func fixVelocity(_ fix: Location) -> (east: Double, north: Double)? {
-        guard let sp = fix.speedMetersPerSecond, sp.isFinite else { return nil }
-        guard let c = fix.courseDegrees, c.isFinite else {
+        velocity(speed: fix.speedMetersPerSecond, courseDegrees: fix.courseDegrees)
+    }
+
+    /// `fixVelocity` from a speed and a course alone (the per-fix stop test takes these, not the whole fix).
+    mutating func velocity(speed: Double?, courseDegrees: Double?) -> (east: Double, north: Double)? {
+        guard let sp = speed, sp.isFinite else { return nil }
+        guard let c = courseDegrees, c.isFinite else {
             return sp < settings.minimumSpeedForCourseMetersPerSecond ? (0, 0) : nil
         }
         return (sp * sin(c * .pi / 180), sp * cos(c * .pi / 180))

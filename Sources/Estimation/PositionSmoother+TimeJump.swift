@@ -15,7 +15,7 @@ extension PositionSmoother {
         lowSpeedSince = nil
         lastReportedSpeed = .nan
         recentSpeedMean = .nan
-        recentVelocityMean = (.nan, .nan); recentVelocityCount = 0
+        recentVelocityCount = 0
         positionWindowBox?.value.clear()
         // Motion during the jump is unknown: open position and velocity as on leaving a stop.
         kf[0, 0] += 1; kf[1, 1] += 1

@@ -211,9 +211,9 @@ public struct PositionSmoother: Sendable {
     var lastReportedTime: Int64 = 0
     /// The reported speed's recent mean (m/s; NaN: none), for entering a stop at high fix rates (`recentSpeed`).
     var recentSpeedMean = Double.nan
-    /// The reported velocity's recent mean (east, north, m/s; NaN: none), for entering a stop on a receiver whose
-    /// speed at rest is noise (`recentNetSpeed`).
-    var recentVelocityMean = (east: Double.nan, north: Double.nan)
+    /// The reported velocity's recent mean (east, north, m/s) over `recentVelocityCount` fixes (0: none), for entering
+    /// a stop on a receiver whose speed at rest is noise (`recentNetSpeed`).
+    var recentVelocityMean = (east: 0.0, north: 0.0)
     var recentVelocityCount = 0
     /// The last fix used, in the local frame (m).
     var lastFixENU: (east: Double, north: Double)?
@@ -350,8 +350,8 @@ public struct PositionSmoother: Sendable {
                             r: (Swift.max((1 - f) * varE, s1), 0, 0, Swift.max((1 - f) * varN, s1)))
         if gate.nis > settings.positionGateChiSquare {
             consecutiveRejections += 1
-            let v = fix.speedMetersPerSecond.map { $0 >= settings.minimumSpeedForCourseMetersPerSecond } == true
-                && fix.courseDegrees?.isFinite == true ? fixVelocity(fix) : nil
+            // Its velocity: a speed at or above the course threshold, with a course.
+            let v = (fix.speedMetersPerSecond ?? 0) >= settings.minimumSpeedForCourseMetersPerSecond ? fixVelocity(fix) : nil
             if consecutiveRejections >= 2, !isStationary, let v, let p = lastRejectedFix,
                rejectedFixesAgree(p, (z.east, z.north), v, dt: dt, fix: fix) {
                 initialise(fix: fix, lat: lat, lon: lon, sigE: sigE, sigN: sigN, t: t)
