@@ -47,6 +47,13 @@ extension PositionSmoother {
                 return (q.east, q.north)
             }
         }
+        // So are the error structure's samples (as on a re-anchoring). Left in the old frame, the next increment held
+        // the distance between the two origins: restarted as it left a stop, the simulated RTK receiver at 25 Hz learned
+        // a "wander" of 5,800 m² and claimed a median radius of 1 km for 2 cm errors.
+        if let o = old {
+            let p = o.enu(latitudeDegrees: lat, longitudeDegrees: lon)
+            errorStructure.shift(east: p.east, north: p.north)
+        }
         let f = settings.correlatedErrorFraction
         kf = KalmanFilter()
         var ve = 0.0, vn = 0.0, vv = 100.0
