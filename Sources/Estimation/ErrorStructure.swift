@@ -108,6 +108,21 @@ public struct ErrorStructure: Sendable {
         }
     }
 
+    /// The receiver's clock jumped: the samples so far are moved onto the new time base so that the last one sits at
+    /// `t` (s), and the next sample starts a new segment (no increment spans the jump). Without this a jump back
+    /// left every later sample "before" the last one, and nothing was learned until the new time base caught up with
+    /// the old: 27 minutes after a jump back of 27 minutes, never after a week-number rollover.
+    public mutating func rebaseTime(to t: Double) {
+        guard let lt = lastTime else { return }
+        let offset = t - lt
+        if let o = origin { origin = o + offset }
+        lastTime = t
+        lastStoredTime += offset
+        lastVelocity = nil
+        wasStationary = false
+        movingSegment += 1
+    }
+
     /// Re-expresses the stored positions after the smoother moved its frame origin by (de, dn).
     public mutating func shift(east de: Double, north dn: Double) {
         for i in 0..<Self.ringSize { east[i] -= de; north[i] -= dn }

@@ -55,6 +55,12 @@ struct StopCreep: Sendable {
         rebase(p, at: t)
     }
 
+    /// Moves its clocks onto a new time base (the receiver's clock jumped by `nanoseconds`).
+    mutating func rebaseTime(by nanoseconds: Int64) {
+        if lastTime != 0 { lastTime &+= nanoseconds }
+        if baseSince != 0 { baseSince &+= nanoseconds }
+    }
+
     /// Moves the stored positions with the local frame (`reanchorIfNeeded`).
     mutating func move(_ f: ((east: Double, north: Double)) -> (east: Double, north: Double)) {
         recent = f(recent)

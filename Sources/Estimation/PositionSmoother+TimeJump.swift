@@ -6,7 +6,19 @@ extension PositionSmoother {
     /// Inertial integration since the last fix is dropped (it was measured against the old time base), and the
     /// position and velocity uncertainties are opened by what the gap between the two time bases may have hidden.
     public mutating func rebaseTime(to t: Timestamp) {
-        guard time != nil else { return }
+        guard let old = time else { return }
+        // What is timed in the old base moves with it (a stop's start, a suspended stop's, the creep's clocks).
+        let shift = t.nanosecondsSince1970 &- old.nanosecondsSince1970
+        func moved(_ x: Timestamp?) -> Timestamp? { x.map { $0.adding(nanoseconds: shift) } }
+        stopStart = moved(stopStart)
+        if var sus = suspendedStop {
+            sus.start = moved(sus.start)
+            sus.since = sus.since.adding(nanoseconds: shift)
+            suspendedStop = sus
+        }
+        stopCreep.rebaseTime(by: shift)
+        errorStructure.rebaseTime(to: Double(t.nanosecondsSince1970) / 1e9)
+        lastDoppler = nil
         time = t
         lastFixWasLeapSecond = false
         resetInertialIntegration()

@@ -167,4 +167,34 @@ import TestSupport
         }
         #expect(heldShare >= 0.5)
     }
+
+    /// The receiver's clock jumps back mid-drive (27 minutes, or 1,024 weeks: a week-number rollover) and the smoother is
+    /// re-based as `SmoothingStage` does. What it learns about the receiver's error goes on learning on the new time
+    /// base: before, every later sample looked older than the last one, and the error structure took nothing more
+    /// (27 minutes after the jump, never after a rollover). The stops go on being held.
+    @Test(arguments: [-1_620.0, -1_024 * 7 * 86_400.0])
+    func timeJumpKeepsLearning(_ jumpSeconds: Double) {
+        let r = SimulatedReceiver.catalogue[2]
+        let run = r.run(seed: 3)
+        let half = run.fixes.count / 2
+        var s = PositionSmoother()
+        for x in run.fixes[..<half] { _ = s.process(fix: x) }
+        let before = s.errorStructure.lags
+        let shift = Int64(jumpSeconds * 1e9)
+        s.rebaseTime(to: run.fixes[half].time!.adding(nanoseconds: shift - 1))
+        var stopped = 0, held = 0
+        for (x, t) in zip(run.fixes[half...], run.truth[half...]) {
+            var y = x
+            y.time = x.time!.adding(nanoseconds: shift)
+            let out = s.process(fix: y)
+            #expect(s.lastOutcome != .outOfOrder)
+            if (t.speedMetersPerSecond ?? 1) < 0.2 { stopped += 1; if out.isStationary == true { held += 1 } }
+        }
+        let after = s.errorStructure.lags
+        let fixesAfter = Double(run.fixes.count - half)
+        print("jump \(jumpSeconds) s: 1 s increments \(before.counts[0]) → \(after.counts[0]), 4 s \(before.counts[2]) → \(after.counts[2]), stopped fixes held \(held)/\(stopped)")
+        #expect(after.counts[0] - before.counts[0] >= 0.5 * fixesAfter)
+        #expect(after.counts[2] > before.counts[2])
+        #expect(stopped > 0 && Double(held) >= 0.5 * Double(stopped))
+    }
 }
