@@ -39,6 +39,13 @@ public struct ErrorStructure: Sendable {
     private var lastTime: Double?
     private var lastVelocity: (east: Double, north: Double)?
     private var lastStoredTime = -Double.infinity
+    /// The usual interval between stored samples (s; a running mean, each interval counted at most 3 × the mean): 1 s
+    /// at 1 Hz or faster, the receiver's interval below.
+    private var storedSpacing = 0.0
+    /// Samples further apart than this (s) are a slow receiver's (below 1 Hz: one sample per fix).
+    static let slowSpacingSeconds = 1.5
+    /// Whether the shortest lag spans more than 1 s (a receiver slower than 1 Hz, whose shortest lag is its interval).
+    public var shortestLagIsLong: Bool { storedSpacing > Self.slowSpacingSeconds }
     private var movingSegment: Int32 = 0
     private var stop: Int32 = 0
     private var wasStationary = false
@@ -72,6 +79,15 @@ public struct ErrorStructure: Sendable {
         lastVelocity = velocity
         wasStationary = stationary
         guard t - lastStoredTime >= 0.95 else { return }
+        if lastStoredTime.isFinite {
+            let step = t - lastStoredTime
+            // A gap in the samples (an outage: more than 3 of the usual intervals) ends the segments: no increment
+            // spans it, as none spans a moving stretch without velocities. (What the vehicle and the receiver's error
+            // did in it is unknown; the outage receiver's increments across its gaps raised its total above an
+            // honest claim.)
+            if storedSpacing > 0, step > 3 * storedSpacing { stop += 1; movingSegment += 1 }
+            storedSpacing = storedSpacing == 0 ? step : storedSpacing + 0.1 * (Swift.min(step, 3 * storedSpacing) - storedSpacing)
+        }
         lastStoredTime = t
         let o = origin ?? t
         origin = o
@@ -84,14 +100,25 @@ public struct ErrorStructure: Sendable {
         segment[slot] = stationary ? stop : -movingSegment
         moving[slot] = movingSegment
         stored += 1
-        // Increments to the sample about 2^k s earlier.
+        // Increments to the sample about 2^k s earlier. At 1 Hz or faster the samples are a second apart, and the
+        // sample is 2^k samples back. A slower receiver's is the sample nearest to 2^k s back: at 0.5 Hz, counted
+        // 2^k samples back, every increment spanned twice its lag and none was taken, so the structure learned
+        // nothing. Its shortest lag is its own interval: the white part's upper bound, as S(1 s) is at 1 Hz.
+        let slow = storedSpacing > Self.slowSpacingSeconds, spacing = Swift.max(1, storedSpacing)
         for k in 0..<Self.lagCount {
             let lag = Double(1 << k)
-            let back = Int(lag)
+            var back = slow ? Swift.max(1, Int((lag / spacing).rounded())) : Int(lag)
             guard back < stored, back < Self.ringSize else { break }
+            func span(_ b: Int) -> Double { times[slot] - times[(stored - 1 - b) % Self.ringSize] }
+            var dtLag = span(back)
+            if slow {
+                while back + 1 < stored, back + 1 < Self.ringSize, case let d = span(back + 1), abs(d - lag) < abs(dtLag - lag) {
+                    back += 1; dtLag = d
+                }
+                while back > 1, case let d = span(back - 1), abs(d - lag) < abs(dtLag - lag) { back -= 1; dtLag = d }
+            }
             let j = (stored - 1 - back) % Self.ringSize
-            let dtLag = times[slot] - times[j]
-            guard dtLag >= 0.75 * lag, dtLag <= 1.5 * lag else { continue }
+            guard dtLag >= 0.75 * lag, dtLag <= 1.5 * Swift.max(lag, k == 0 ? spacing : lag) else { continue }
             let de = east[slot] - east[j], dn = north[slot] - north[j]
             if moving[slot] == moving[j] {
                 let be = deltaEast[slot] - deltaEast[j], bn = deltaNorth[slot] - deltaNorth[j]
