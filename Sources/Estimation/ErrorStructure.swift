@@ -109,13 +109,15 @@ public struct ErrorStructure: Sendable {
             let lag = Double(1 << k)
             var back = slow ? Swift.max(1, Int((lag / spacing).rounded())) : Int(lag)
             guard back < stored, back < Self.ringSize else { break }
-            func span(_ b: Int) -> Double { times[slot] - times[(stored - 1 - b) % Self.ringSize] }
-            var dtLag = span(back)
+            var dtLag = times[slot] - times[(stored - 1 - back) % Self.ringSize]
             if slow {
-                while back + 1 < stored, back + 1 < Self.ringSize, case let d = span(back + 1), abs(d - lag) < abs(dtLag - lag) {
+                while back + 1 < stored, back + 1 < Self.ringSize,
+                      case let d = times[slot] - times[(stored - 2 - back) % Self.ringSize], abs(d - lag) < abs(dtLag - lag) {
                     back += 1; dtLag = d
                 }
-                while back > 1, case let d = span(back - 1), abs(d - lag) < abs(dtLag - lag) { back -= 1; dtLag = d }
+                while back > 1, case let d = times[slot] - times[(stored - back) % Self.ringSize], abs(d - lag) < abs(dtLag - lag) {
+                    back -= 1; dtLag = d
+                }
             }
             let j = (stored - 1 - back) % Self.ringSize
             guard dtLag >= 0.75 * lag, dtLag <= 1.5 * Swift.max(lag, k == 0 ? spacing : lag) else { continue }
