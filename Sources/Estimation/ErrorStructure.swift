@@ -42,6 +42,8 @@ public struct ErrorStructure: Sendable {
     /// The usual interval between stored samples (s; a running mean, each interval counted at most 3 × the mean): 1 s
     /// at 1 Hz or faster, the receiver's interval below.
     private var storedSpacing = 0.0
+    /// The receiver's usual interval between fixes (s; a running mean like `storedSpacing`'s, over every fix).
+    private var usualStep = 0.0
     /// Samples further apart than this (s) are a slow receiver's (below 1 Hz: one sample per fix).
     static let slowSpacingSeconds = 1.5
     /// Whether the shortest lag spans more than 1 s (a receiver slower than 1 Hz, whose shortest lag is its interval).
@@ -65,7 +67,11 @@ public struct ErrorStructure: Sendable {
                     lags.restVelocitySum += (v.east * v.east + v.north * v.north) / 2
                     lags.restVelocityCount += 1
                 }
-            } else if let v = velocity, let lv = lastVelocity, dt <= 2.5 {
+            } else if let v = velocity, let lv = lastVelocity, dt <= 2.5,
+                      usualStep == 0 || dt <= 1.5 * usualStep || Self.smoothAcross(v, lv, dt: dt, white: lags.white) {
+                // (Across a missing fix only where the velocity barely changed: the two velocities say nothing of the
+                // one between, and a car accelerating at 1.5 m/s² put 1.5 m of error into a 2 s step at 1 Hz, which
+                // a centimetre receiver dropping one fix in ten learned as a wander: a 0.7 m radius for 2 cm errors.)
                 lags.stepSum += dt; lags.stepSquareSum += dt * dt
                 motion.east += (v.east + lv.east) / 2 * dt
                 motion.north += (v.north + lv.north) / 2 * dt
@@ -74,6 +80,10 @@ public struct ErrorStructure: Sendable {
             } else {
                 movingSegment += 1   // no velocity to remove the motion with: increments across here are not used
             }
+        }
+        if let lt = lastTime {
+            let dt = t - lt
+            usualStep = usualStep == 0 ? dt : usualStep + 0.1 * (Swift.min(dt, 3 * usualStep) - usualStep)
         }
         lastTime = t
         lastVelocity = velocity
@@ -150,6 +160,16 @@ public struct ErrorStructure: Sendable {
         lastVelocity = nil
         wasStationary = false
         movingSegment += 1
+    }
+
+    /// Whether the motion over a step longer than the receiver's usual one (a fix missing in it) is still known from
+    /// the velocities at its ends: what a change of velocity between them may put into the step (|Δv|·dt/4 per axis,
+    /// the middle velocity off the ends' line by up to half the change over half the step) is within the white noise.
+    static func smoothAcross(_ v: (east: Double, north: Double), _ lv: (east: Double, north: Double), dt: Double,
+                             white: Double?) -> Bool {
+        guard let w = white else { return false }
+        let de = v.east - lv.east, dn = v.north - lv.north
+        return (de * de + dn * dn) / 2 * dt * dt / 16 <= w
     }
 
     /// Re-expresses the stored positions after the smoother moved its frame origin by (de, dn).

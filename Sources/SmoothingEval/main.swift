@@ -151,6 +151,8 @@ for var receiver in simulated {
     receiver.rateHz = simulatedRate
     if let v = simulatedVelocitySigma { receiver.velocitySigma = v }
     receiver.creepsInStops = simulatedCreep
+    // DROP=0.1: every simulated receiver loses that share of its fixes at random.
+    receiver.dropoutProbability = Double(ProcessInfo.processInfo.environment["DROP"] ?? "") ?? 0
     row("sim: \(receiver.name)", runs: (1...simulatedSeeds).map { receiver.run(seed: UInt64($0)) })
 }
 

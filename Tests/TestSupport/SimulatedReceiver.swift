@@ -34,6 +34,9 @@ public struct SimulatedReceiver: Sendable {
     /// The vehicle creeps forward once in each stop, as in a queue: 0.5–1.5 m at 0.1–0.3 m/s, starting 20–70 % into
     /// the stop (below the smoother's exit speed; the F9K's real stops hold such creeps). Off in the catalogue.
     public var creepsInStops = false
+    /// The share of fixes that never arrive, each on its own (a phone or a busy serial line dropping epochs); 0 in the
+    /// catalogue. Its draws come from their own stream, so the other fixes are those without dropouts.
+    public var dropoutProbability = 0.0
     /// The vertical error's 1-σ over the horizontal per-axis one, for the white part and each bias alike (same time
     /// scales; GNSS geometry typically makes VDOP 1.5–2 × HDOP). The vertical errors come from their own random
     /// stream, so the horizontal fixes are those of a receiver without altitude. The truth climbs and falls over hills
@@ -118,6 +121,7 @@ public struct SimulatedReceiver: Sendable {
         var distance = 0.0
         let radius = (-2 * log(0.32)).squareRoot() * totalSigmaPerAxis * claimFactor
         var fixes: [Location] = [], truth: [Location] = []
+        var drops = SplitMix64(seed: seed ^ 0x4452_4F50_4F55_5453)
         var t = 0.0
         while t < durationSeconds {
             // Motion: stopped → accelerating/driving (1.5 m/s²) → braking (2 m/s²) → stopped.
@@ -177,7 +181,7 @@ public struct SimulatedReceiver: Sendable {
                 let vn = speed * cos(course * .pi / 180) + velocitySigma * gaussian()
                 f.speedMetersPerSecond = (ve * ve + vn * vn).squareRoot()
                 f.courseDegrees = Angle.normalizedDegrees(atan2(ve, vn) * 180 / .pi)
-                fixes.append(f)
+                if dropoutProbability == 0 || drops.unit() >= dropoutProbability { fixes.append(f) }
             }
             t += dt
         }
