@@ -68,7 +68,7 @@ public struct ErrorStructure: Sendable {
                     lags.restVelocityCount += 1
                 }
             } else if let v = velocity, let lv = lastVelocity, dt <= 2.5,
-                      usualStep == 0 || dt <= 1.5 * usualStep || Self.smoothAcross(v, lv, dt: dt, white: lags.white) {
+                      usualStep == 0 || dt <= 1.5 * usualStep || Self.smoothAcross(v, lv, dt: dt, white: lags.positionWhite) {
                 // (Across a missing fix only where the velocity barely changed: the two velocities say nothing of the
                 // one between, and a car accelerating at 1.5 m/s² put 1.5 m of error into a 2 s step at 1 Hz, which
                 // a centimetre receiver dropping one fix in ten learned as a wander: a 0.7 m radius for 2 cm errors.)
