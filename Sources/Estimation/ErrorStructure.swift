@@ -57,7 +57,7 @@ public struct ErrorStructure: Sendable {
     /// One fix: time (s), measured east/north (m, in the smoother's frame), the receiver's velocity (m/s; nil when it
     /// reported none; while stationary it is the velocity noise at rest) and whether the vehicle is stationary.
     public mutating func add(time t: Double, east e: Double, north n: Double, velocity: (east: Double, north: Double)?,
-                             stationary: Bool) {
+                             stationary: Bool, claim: Double = 0) {
         if let lt = lastTime {
             let dt = t - lt
             guard dt > 0 else { return }
@@ -99,6 +99,7 @@ public struct ErrorStructure: Sendable {
             storedSpacing = storedSpacing == 0 ? step : storedSpacing + 0.1 * (Swift.min(step, 3 * storedSpacing) - storedSpacing)
         }
         lastStoredTime = t
+        if claim > 0 { lags.claimCount += 1; lags.claimMean += (claim - lags.claimMean) / lags.claimCount }
         let o = origin ?? t
         origin = o
         let slot = stored % Self.ringSize
@@ -226,6 +227,10 @@ extension ErrorStructure {
         /// Σ per-axis square of the velocity the receiver reports while stationary (its Doppler noise at rest) and count.
         var restVelocitySum = 0.0
         var restVelocityCount = 0.0
+        /// The mean of the receiver's claimed per-axis variance over the stored samples (m²; a running mean, exactly
+        /// the claim while it does not change), and their count.
+        var claimMean = 0.0
+        var claimCount = 0.0
         /// Σ dt and Σ dt² of the moving steps whose velocities remove the motion.
         var stepSum = 0.0
         var stepSquareSum = 0.0
@@ -357,8 +362,17 @@ extension ErrorStructure {
             return s
         }
 
+        /// The receiver's claim now over its mean over the samples (1 without claims): what the structure learned,
+        /// scaled by it, is the structure at the geometry of now. A receiver's error and its claim swing together
+        /// with its satellites (a DOP); learned in metres over both, a mean over good and poor geometry was taken
+        /// for a wander above the claim in good geometry.
+        public func claimRatio(_ claim: Double) -> Double {
+            claimCount > 0 && claimMean > 0 && claim > 0 && claim != claimMean ? claim / claimMean : 1
+        }
+
         public func estimate(claim: Double) -> ErrorStructure.Estimate {
-            let white = positionWhite
+            let r = claimRatio(claim)
+            let white = positionWhite.map { $0 * r }
             // The longest lag (≥ 4 s) with at least two independent samples.
             var top = -1
             for k in 2..<ErrorStructure.lagCount where counts[k] >= 2 * Double(1 << k) { top = k }   // ≥ 2 independent samples
@@ -368,25 +382,26 @@ extension ErrorStructure {
             var moving = 0.0
             if let m = trustedMovingLag() {
                 // Levelling off like a Gauss–Markov wander: where it would level off (as for the stationary lags).
-                var value = m.value
+                var value = m.value * r
                 // Only when the rise from L/4 to L is significant: beyond two standard errors of what a flat structure
                 // (white noise alone, S ≡ w; each S has the standard error w/√N) would show, so noise is not extrapolated.
                 if m.lag >= 4, case let q = m.quarter, case let w = m.white,
                    m.value - q > 2 * w * (1 / movingIndependentSamples(lag: m.lag)
                                           + 1 / movingIndependentSamples(lag: m.lag - 2)).squareRoot() {
-                    let p = Self.plateau(base: w, quarter: q, top: m.value)
+                    let p = Self.plateau(base: w, quarter: q, top: m.value) * r
                     if p.isFinite { value = Swift.max(value, p) }
                 }
                 let n = movingIndependentSamples(lag: m.lag)
                 moving = (claim + n * value) / (1 + n)
             }
-            guard top >= 2, let sTop = structure(lag: top) else {
+            guard top >= 2, let sTopRaw = structure(lag: top) else {
                 return ErrorStructure.Estimate(white: white, total: Swift.max(claim, white ?? 0, moving), longestLagSeconds: 0, evidence: 0, rising: 1)
             }
             // Rise between L/4 and L relative to the growth above the white level: 0.75 for a wander much slower than L
             // (S grows linearly), 0 once S has levelled off.
+            let sTop = sTopRaw * r
             let base = white ?? 0
-            let quarter = structure(lag: top - 2) ?? base
+            let quarter = structure(lag: top - 2).map { $0 * r } ?? base
             let growth = sTop - base
             let rising = growth > 0 ? Swift.min(1, Swift.max(0, (sTop - quarter) / growth / 0.75)) : 0
             // Only significant evidence raises the claim: the largest of several noisy estimates is biased up, and a

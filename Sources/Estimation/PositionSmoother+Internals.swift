@@ -607,8 +607,8 @@ extension PositionSmoother {
             lastDoppler = nil
         }
         errorStructure.add(time: Double(t.nanosecondsSince1970) / 1e9, east: z.0, north: z.1, velocity: v,
-                           stationary: isStationary)
-        incrementWhite = errorStructure.lags.white
+                           stationary: isStationary, claim: claimedVariance)
+        incrementWhite = errorStructure.lags.white.map { $0 * errorStructure.lags.claimRatio(claimedVariance) }
         timeTag = errorStructure.velocityTimeTag
     }
 

@@ -153,6 +153,8 @@ for var receiver in simulated {
     receiver.creepsInStops = simulatedCreep
     // DROP=0.1: every simulated receiver loses that share of its fixes at random.
     receiver.dropoutProbability = Double(ProcessInfo.processInfo.environment["DROP"] ?? "") ?? 0
+    // SWING=0.5: every simulated receiver's error and claim swing together by ±50 % over 10 minutes (its geometry).
+    receiver.geometrySwing = Double(ProcessInfo.processInfo.environment["SWING"] ?? "") ?? 0
     row("sim: \(receiver.name)", runs: (1...simulatedSeeds).map { receiver.run(seed: UInt64($0)) })
 }
 

@@ -37,6 +37,9 @@ public struct SimulatedReceiver: Sendable {
     /// The share of fixes that never arrive, each on its own (a phone or a busy serial line dropping epochs); 0 in the
     /// catalogue. Its draws come from their own stream, so the other fixes are those without dropouts.
     public var dropoutProbability = 0.0
+    /// How much the receiver's error and its claim swing together with its satellite geometry (a DOP): both are
+    /// scaled by 1 + this × sin(2π t / 600 s); 0 in the catalogue.
+    public var geometrySwing = 0.0
     /// The vertical error's 1-σ over the horizontal per-axis one, for the white part and each bias alike (same time
     /// scales; GNSS geometry typically makes VDOP 1.5–2 × HDOP). The vertical errors come from their own random
     /// stream, so the horizontal fixes are those of a receiver without altitude. The truth climbs and falls over hills
@@ -170,11 +173,13 @@ public struct SimulatedReceiver: Sendable {
             truth.append(tr)
             if !outages.contains(where: { $0.contains(t) }) {
                 let be = bias.reduce(0) { $0 + $1.0 }, bn = bias.reduce(0) { $0 + $1.1 }
-                let m = Self.frame.geodetic(east: e + be + whiteSigmaMeters * gaussian(), north: n + bn + whiteSigmaMeters * gaussian())
+                let swing = 1 + geometrySwing * sin(2 * .pi * t / 600)
+                let m = Self.frame.geodetic(east: e + swing * (be + whiteSigmaMeters * gaussian()),
+                                            north: n + swing * (bn + whiteSigmaMeters * gaussian()))
                 var f = Location()
                 f.time = time; f.latitudeDegrees = m.latitudeDegrees; f.longitudeDegrees = m.longitudeDegrees
                 f.mode = .threeD; f.quality = quality
-                f.horizontalAccuracyMeters = radius
+                f.horizontalAccuracyMeters = radius * swing
                 f.altitudeMSLMeters = altitude + verticalError
                 f.verticalAccuracyMeters = verticalAccuracy
                 let ve = speed * sin(course * .pi / 180) + velocitySigma * gaussian()
