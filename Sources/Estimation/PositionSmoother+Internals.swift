@@ -608,8 +608,9 @@ extension PositionSmoother {
         }
         errorStructure.add(time: Double(t.nanosecondsSince1970) / 1e9, east: z.0, north: z.1, velocity: v,
                            stationary: isStationary, claim: claimedVariance)
-        incrementWhite = errorStructure.lags.white.map { $0 * errorStructure.lags.claimRatio(claimedVariance) }
-        timeTag = errorStructure.velocityTimeTag
+        let lags = errorStructure.lags   // one copy of the sums, read three times
+        incrementWhite = lags.white.map { $0 * lags.claimRatio(claimedVariance) }
+        timeTag = lags.velocityTimeTag
     }
 
     /// The per-axis variance of the receiver's error change over `seconds` while parked: S(T) − S(1 s) from the
