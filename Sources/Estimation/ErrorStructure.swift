@@ -204,6 +204,10 @@ public struct ErrorStructure: Sendable {
         public var rising: Double
         /// The part no filter can average away, m².
         public var slow: Double { Swift.max(0, total - (white ?? 0)) }
+        /// The total as far as the evidence shows it above the claim, m²: `total`, except that before any stop the white
+        /// part counts only beyond two standard errors of the claim (its sampling noise puts it above an honest claim
+        /// about half the time; `total` takes it as it is).
+        public var shown: Double = 0
     }
 }
 
@@ -394,8 +398,11 @@ extension ErrorStructure {
                 let n = movingIndependentSamples(lag: m.lag)
                 moving = (claim + n * value) / (1 + n)
             }
+            var whiteShown = 0.0
+            if let w = white, w - claim > 2 * w / Swift.max(counts[0], 1).squareRoot() { whiteShown = w }
             guard top >= 2, let sTopRaw = structure(lag: top) else {
-                return ErrorStructure.Estimate(white: white, total: Swift.max(claim, white ?? 0, moving), longestLagSeconds: 0, evidence: 0, rising: 1)
+                return ErrorStructure.Estimate(white: white, total: Swift.max(claim, white ?? 0, moving), longestLagSeconds: 0,
+                                               evidence: 0, rising: 1, shown: Swift.max(claim, whiteShown, moving))
             }
             // Rise between L/4 and L relative to the growth above the white level: 0.75 for a wander much slower than L
             // (S grows linearly), 0 once S has levelled off.
@@ -419,7 +426,8 @@ extension ErrorStructure {
             // lower: a bias that does not change within the longest lag looks exactly like a pessimistic claim.
             let total = Swift.max(claim, raise, plateau.isFinite ? plateau : 0, moving)
             return ErrorStructure.Estimate(white: white, total: total, longestLagSeconds: Double(1 << top),
-                            evidence: independentSamples(lag: top), rising: rising)
+                            evidence: independentSamples(lag: top), rising: rising,
+                            shown: total)
         }
     }
 }

@@ -207,6 +207,25 @@ import TestSupport
         #expect(rep.smoothed.p95 <= rep.raw.p95)
     }
 
+    /// A receiver that claims 4× too little (its claimed σ a quarter of its error). The filter took its fixes at the
+    /// claimed noise (the adapted noise was capped at the claim), and its velocity followed their noise: course within
+    /// 0.47, speed 0.63, 13.1 m of parked path per 180 s (4 seeds). The adapted noise may now rise as far as the total
+    /// the fixes show above the claim: course 0.71, speed 0.80, 5.3 m. 4 seeds.
+    @Test func fourTimesOptimisticReceiver() {
+        let r = SimulatedReceiver(name: "white 1 m + GM 60 s 1 m, 4× optimistic", whiteSigmaMeters: 1,
+                                  biases: [.init(sigmaMeters: 1, tauSeconds: 60)], claimFactor: 0.25)
+        let runs = Self.seeds.prefix(4).map { r.run(seed: $0) }
+        let rep = SmoothingEvaluation.evaluate(raw: runs.flatMap(\.fixes),
+                                               smoothed: runs.flatMap { SmoothingEvaluation.smooth($0.fixes) },
+                                               truth: runs.flatMap(\.truth))
+        let s = rep.smoothed
+        print("sim \(r.name): speed within \(s.withinSpeedAccuracy), course within \(s.withinCourseAccuracy), parked \(s.parkedPathPer180s), p95 \(rep.raw.p95)→\(s.p95)")
+        #expect(s.withinSpeedAccuracy >= 0.6 && s.withinSpeedAccuracy <= 0.85)
+        #expect(s.withinCourseAccuracy >= 0.6 && s.withinCourseAccuracy <= 0.85)
+        #expect(s.p50 <= rep.raw.p50)
+        #expect(s.p95 <= rep.raw.p95)
+    }
+
     /// Parked ≤ 1 m per 180 s, and p50 and p95 below raw, on 4 seeds of `r`.
     func checkStops(_ r: SimulatedReceiver, _ label: String) {
         let runs = Self.seeds.prefix(4).map { r.run(seed: $0) }
