@@ -37,7 +37,8 @@ public struct PositionSmoother: Sendable {
         /// Adapt the white measurement noise to the innovations (covariance matching).
         public var adaptiveMeasurementNoise = true
         /// Bounds of the adapted white variance as a multiple of the reported one. The minimum is lowered, for a
-        /// receiver whose fixes' 1 s increments show less white noise than that, to what they show (S(1 s)).
+        /// receiver whose fixes' 1 s increments show less white noise than that, to what they show (S(1 s)); the
+        /// maximum is raised, for a receiver whose fixes show its total error above its claim, by as much.
         public var adaptiveScaleMinimum: Double = 0.01
         public var adaptiveScaleMaximum: Double = 1
         /// Weight of each new innovation in the running covariance match (≈ 1 / window length in fixes).
