@@ -35,8 +35,9 @@ import TestSupport
         return (report(.default), report(changed))
     }
 
-    static func report(_ r: SimulatedReceiver) -> SmoothingEvaluation.Report {
-        let runs = seeds.map { r.run(seed: $0) }
+    /// `r`'s runs on the first `count` seeds, smoothed with the defaults, against the simulator's truth.
+    static func report(_ r: SimulatedReceiver, seeds count: Int = seeds.count) -> SmoothingEvaluation.Report {
+        let runs = seeds.prefix(count).map { r.run(seed: $0) }
         return SmoothingEvaluation.evaluate(raw: runs.flatMap(\.fixes),
                                             smoothed: runs.flatMap { SmoothingEvaluation.smooth($0.fixes) },
                                             truth: runs.flatMap(\.truth))
@@ -196,10 +197,7 @@ import TestSupport
     func geometrySwing(_ i: Int) {
         var r = SimulatedReceiver.catalogue[i]
         r.geometrySwing = 0.5
-        let runs = Self.seeds.prefix(4).map { r.run(seed: $0) }
-        let rep = SmoothingEvaluation.evaluate(raw: runs.flatMap(\.fixes),
-                                               smoothed: runs.flatMap { SmoothingEvaluation.smooth($0.fixes) },
-                                               truth: runs.flatMap(\.truth))
+        let rep = Self.report(r, seeds: 4)
         let w = rep.smoothed.withinReportedAccuracy
         print("sim \(r.name), geometry swinging ±50 %: within \(w), p50 \(rep.raw.p50)→\(rep.smoothed.p50), p95 \(rep.raw.p95)→\(rep.smoothed.p95)")
         #expect(w >= 0.6 && w <= 0.85)
@@ -214,10 +212,7 @@ import TestSupport
     @Test func fourTimesOptimisticReceiver() {
         let r = SimulatedReceiver(name: "white 1 m + GM 60 s 1 m, 4× optimistic", whiteSigmaMeters: 1,
                                   biases: [.init(sigmaMeters: 1, tauSeconds: 60)], claimFactor: 0.25)
-        let runs = Self.seeds.prefix(4).map { r.run(seed: $0) }
-        let rep = SmoothingEvaluation.evaluate(raw: runs.flatMap(\.fixes),
-                                               smoothed: runs.flatMap { SmoothingEvaluation.smooth($0.fixes) },
-                                               truth: runs.flatMap(\.truth))
+        let rep = Self.report(r, seeds: 4)
         let s = rep.smoothed
         print("sim \(r.name): speed within \(s.withinSpeedAccuracy), course within \(s.withinCourseAccuracy), parked \(s.parkedPathPer180s), p95 \(rep.raw.p95)→\(s.p95)")
         #expect(s.withinSpeedAccuracy >= 0.6 && s.withinSpeedAccuracy <= 0.85)
@@ -228,10 +223,7 @@ import TestSupport
 
     /// Parked ≤ 1 m per 180 s, and p50 and p95 below raw, on 4 seeds of `r`.
     func checkStops(_ r: SimulatedReceiver, _ label: String) {
-        let runs = Self.seeds.prefix(4).map { r.run(seed: $0) }
-        let rep = SmoothingEvaluation.evaluate(raw: runs.flatMap(\.fixes),
-                                               smoothed: runs.flatMap { SmoothingEvaluation.smooth($0.fixes) },
-                                               truth: runs.flatMap(\.truth))
+        let rep = Self.report(r, seeds: 4)
         let park = rep.smoothed.parkedPathPer180s
         print("sim \(r.name) \(label): parked /180 s \(park), p50 \(rep.raw.p50)→\(rep.smoothed.p50), p95 \(rep.raw.p95)→\(rep.smoothed.p95)")
         #expect(park <= 1)
