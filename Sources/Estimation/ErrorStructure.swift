@@ -80,9 +80,6 @@ public struct ErrorStructure: Sendable {
             } else {
                 movingSegment += 1   // no velocity to remove the motion with: increments across here are not used
             }
-        }
-        if let lt = lastTime {
-            let dt = t - lt
             usualStep = usualStep == 0 ? dt : usualStep + 0.1 * (Swift.min(dt, 3 * usualStep) - usualStep)
         }
         lastTime = t
@@ -398,9 +395,10 @@ extension ErrorStructure {
                 let n = movingIndependentSamples(lag: m.lag)
                 moving = (claim + n * value) / (1 + n)
             }
-            var whiteShown = 0.0
-            if let w = white, w - claim > 2 * w / Swift.max(counts[0], 1).squareRoot() { whiteShown = w }
             guard top >= 2, let sTopRaw = structure(lag: top) else {
+                // Before any stop: the white part raises what is shown only beyond two standard errors of the claim.
+                var whiteShown = 0.0
+                if let w = white, w - claim > 2 * w / Swift.max(counts[0], 1).squareRoot() { whiteShown = w }
                 return ErrorStructure.Estimate(white: white, total: Swift.max(claim, white ?? 0, moving), longestLagSeconds: 0,
                                                evidence: 0, rising: 1, shown: Swift.max(claim, whiteShown, moving))
             }

@@ -152,7 +152,7 @@ public struct PositionSmoother: Sendable {
     /// `incrementWhite`.
     var timeTag = 0.0
     var fittedWhite: Double?
-    /// The receiver's total per-axis error variance as far as significant evidence showed it at the last output
+    /// The receiver's total per-axis error variance as far as the evidence showed it at the last output
     /// (`ErrorStructure.Estimate.shown`: the claim, or more), m²; 0 before the first output.
     var shownTotal = 0.0
     /// Velocity consistency: running mean of the normalised velocity innovation (χ²/2, 1 when the filter's velocity
