@@ -112,7 +112,7 @@ public struct ErrorStructure: Sendable {
         // sample is 2^k samples back. A slower receiver's is the sample nearest to 2^k s back: at 0.5 Hz, counted
         // 2^k samples back, every increment spanned twice its lag and none was taken, so the structure learned
         // nothing. Its shortest lag is its own interval: the white part's upper bound, as S(1 s) is at 1 Hz.
-        let slow = storedSpacing > Self.slowSpacingSeconds, spacing = Swift.max(1, storedSpacing)
+        let slow = shortestLagIsLong, spacing = Swift.max(1, storedSpacing)
         for k in 0..<Self.lagCount {
             let lag = Double(1 << k)
             var back = slow ? Swift.max(1, Int((lag / spacing).rounded())) : Int(lag)

@@ -204,8 +204,8 @@ extension PositionSmoother {
             floor = Swift.max(floor, pw / reported)
         }
         // The ceiling: `adaptiveScaleMaximum`, or as much more as the evidence shows the receiver's total above its
-        // claim (`ErrorStructure.Estimate.shown`; an optimistic receiver: held at its claim, a receiver claiming a quarter of its σ had its velocity
-        // follow its fixes' noise, course within 0.47 and 13 m of parked path per 180 s; 0.71 and 5.3 m now).
+        // claim (`ErrorStructure.Estimate.shown`). Held at its claim, a receiver claiming a quarter of its σ had its
+        // velocity follow its fixes' noise: course within 0.47 and 13 m of parked path per 180 s (0.71 and 5.3 m now).
         let ceiling = Swift.max(settings.adaptiveScaleMaximum, claimedVariance > 0 ? shownTotal / claimedVariance : 0)
         adaptiveScale = Swift.min(ceiling, Swift.max(floor, estimate / reported))
     }
