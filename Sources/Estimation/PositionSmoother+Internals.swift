@@ -313,6 +313,8 @@ extension PositionSmoother {
             lowSpeedSince = nil
             provisional = nil
         }
+        // (A stop entered from motion, not the one a recording starts in: `holdWanderBeyondShownLags`.)
+        if let sp = speed, sp >= s.stationaryExitSpeedMetersPerSecond { seenMoving = true }
         var low: Bool
         if let slow = fromPositions?.slow {
             low = slow
@@ -342,6 +344,7 @@ extension PositionSmoother {
         lowSpeedSince = since
         if Double(t.nanosecondsSince1970 - since.nanosecondsSince1970) / 1e9 >= s.stationaryEnterSeconds {
             isStationary = true
+            stopFromMotion = seenMoving
             // Seed the stop's mean with the moving estimate (worth one fix), so the output does not jump to
             // the first parked fix.
             stopSum = (kf.x[0], kf.x[1]); stopCount = 1
@@ -617,6 +620,17 @@ extension PositionSmoother {
         timeTag = lags.velocityTimeTag
     }
 
+    /// The longest lag (s) `parkedWander` has evidence at (two independent samples); 0 before S(1 s).
+    static func longestParkedLag(_ lags: ErrorStructure.Lags) -> Double {
+        guard lags.structure(lag: 0) != nil else { return 0 }
+        var top = 1.0
+        for k in 1..<ErrorStructure.lagCount {
+            guard lags.counts[k] >= 2 * Double(1 << k), lags.structure(lag: k) != nil else { break }
+            top = Double(1 << k)
+        }
+        return top
+    }
+
     /// The per-axis variance of the receiver's error change over `seconds` while parked: S(T) − S(1 s) from the
     /// structure function's lags (within stops), interpolated between lags; 0 without evidence.
     static func parkedWander(_ lags: ErrorStructure.Lags, seconds: Double) -> Double {
@@ -685,7 +699,7 @@ extension PositionSmoother {
     /// the slow part is added by the caller) and how far the held point is from the mean. (Not inlined: inside
     /// `output` the stop's code made every fix, moving or not, ~40 ns slower.)
     @inline(never)
-    mutating func holdPoint(fix: Location, measured measuredENU: (east: Double, north: Double)?, white: Double)
+    mutating func holdPoint(fix: Location, measured measuredENU: (east: Double, north: Double)?, white: Double, slow: Double)
         -> (east: Double, north: Double, variance: Double?, offset: Double)? {
         if let m = measuredENU {
             stopSum.east += m.east; stopSum.north += m.north; stopCount += 1
@@ -712,7 +726,16 @@ extension PositionSmoother {
                 // (S(T) − S(1 s) at the stop's duration T): the mean leaving the held point by that much is the
                 // receiver's wander, not motion.
                 var wander = 0.0
-                if let t0 = stopStart, let t1 = time { wander = Self.parkedWander(errorStructure.lags, seconds: t0.seconds(to: t1)) }
+                if let t0 = stopStart, let t1 = time {
+                    let seconds = t0.seconds(to: t1)
+                    wander = Self.parkedWander(errorStructure.lags, seconds: seconds)
+                    // Beyond the longest lag the parked fixes have shown, at least the learned slow part: what a wander
+                    // can reach, which the stop's mean follows while the truth stands (`holdWanderBeyondShownLags`).
+                    if settings.holdWanderBeyondShownLags, stopFromMotion,
+                       seconds > Self.longestParkedLag(errorStructure.lags) {
+                        wander = Swift.max(wander, slow)
+                    }
+                }
                 let deadband = holdDeadband(variance: Swift.min(h.variance, white) + meanVariance + wander)
                 // (The held point is worth at most one fix's white variance, as the white variance is known now: a
                 // hold made before the first S(1 s) kept the claim's variance, 7 m² on MTV-2's first stop, and so
@@ -766,7 +789,7 @@ extension PositionSmoother {
             // estimate); the held point moves to a new mean only when the two differ significantly: by more than
             // `holdDeadbandRadiusFactor` × the 68 % radius of their difference (the held point's variance and the
             // white noise left in the mean), so parked jitter draws (almost) no path.
-            if let hp = holdPoint(fix: fix, measured: measuredENU, white: white) {
+            if let hp = holdPoint(fix: fix, measured: measuredENU, white: white, slow: learned.slow) {
                 e = hp.east; n = hp.north
                 if let v = hp.variance { offset = hp.offset; pee = v + learned.slow; pnn = pee; pen = 0 }
             }

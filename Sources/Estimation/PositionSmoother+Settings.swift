@@ -47,6 +47,7 @@ extension PositionSmoother.Settings {
         "holdFollowsCreep": \.holdFollowsCreep,
         "heldRadiusFromOffset": \.heldRadiusFromOffset,
         "stopFromPositions": \.stopFromPositions,
+        "holdWanderBeyondShownLags": \.holdWanderBeyondShownLags,
     ]
 
     /// Every setting name accepted by `set(_:_:)`.

@@ -110,6 +110,11 @@ public struct PositionSmoother: Sendable {
         /// GGA alone): the speed a straight-line fit over the recent fixes shows stands in for the receiver's
         /// (`PositionWindow`). Off, such a receiver never stops.
         public var stopFromPositions = true
+        /// In a stop entered from motion, once the stop has lasted longer than the longest lag the parked fixes have
+        /// shown the receiver's wander at, the hold allows its mean to wander by at least the learned slow part of the
+        /// error (a wander's reach, which the radius already claims) before it moves the held point. Not in the stop a
+        /// recording starts in, where a receiver's fixes converge after its start and following them is the gain.
+        public var holdWanderBeyondShownLags = true
         public init() {}
         public static let `default` = Settings()
     }
@@ -229,6 +234,10 @@ public struct PositionSmoother: Sendable {
     }
     var lastRejectedFix: RejectedFix?
     var stopCount = 0
+    /// The receiver has reported (or its positions have shown) the exit speed since the first fix, and the current
+    /// stop began after that (`holdWanderBeyondShownLags`).
+    var seenMoving = false
+    var stopFromMotion = false
     /// The stop's creep (`holdFollowsCreep`), with the receiver's speed at rest.
     /// (In a copy-on-write box, like the error structure: held inline, its ~160 bytes made every fix ~40 ns slower.)
     var stopCreep: StopCreep {
