@@ -7,24 +7,40 @@ import LocationCore
 import NMEA
 
 extension UBXEpochAssembler {
+    /// The epoch's own fix type and quality flags: NAV-PVT, else NAV-SOL, else NAV-STATUS, else HNR-PVT; nil when
+    /// none of them arrived.
+    func fixState(_ e: Epoch) -> FixState? {
+        if let p = e.pvt {
+            return FixState(type: p.fixType, differential: p.differentialSolution, carrier: p.carrierSolution, iTOW: e.iTOW)
+        } else if let s = e.sol {
+            return FixState(type: s.fixType, differential: s.differentialSolution, carrier: 0, iTOW: e.iTOW)
+        } else if let s = e.status {
+            return FixState(type: s.fixType, differential: s.differentialSolution, carrier: 0, iTOW: e.iTOW)
+        } else if let h = e.hnr {
+            return FixState(type: h.fixType, differential: h.differentialSolution, carrier: 0, iTOW: e.iTOW)
+        }
+        return nil
+    }
+
+    /// How long (ms of iTOW) the last epoch's fix type is kept for an epoch that has a position but no fix type.
+    static let fixTypeCarryMilliseconds: UInt32 = 2000
+
     /// Fills a `Location` from one epoch's messages (time is set by the caller).
     func location(_ e: Epoch) -> Location {
         var l = Location()
-        // Fix type and quality: NAV-PVT, else NAV-SOL, else NAV-STATUS, else HNR-PVT.
-        let fixType: UBXFixType?
-        var differential = false
-        var carrier = 0
-        if let p = e.pvt {
-            fixType = p.fixType; differential = p.differentialSolution; carrier = p.carrierSolution
-        } else if let s = e.sol {
-            fixType = s.fixType; differential = s.differentialSolution
-        } else if let s = e.status {
-            fixType = s.fixType; differential = s.differentialSolution
-        } else if let h = e.hnr {
-            fixType = h.fixType; differential = h.differentialSolution
-        } else {
-            fixType = nil
+        // Fix type and quality: the epoch's own (`fixState`). Where its NAV-PVT was lost (a bad checksum, a dropped
+        // byte on a serial line) and no other message carries one, the last epoch's, up to 2 s before: a position
+        // from NAV-POSLLH or NAV-POSECEF alone was reported as mode 0, "no fix", while gpsd keeps the mode it had
+        // (found on a ZED-F9P log with one NAV-PVT corrupted, docs/ubx.md).
+        // (Not a last "no fix": the position would be dropped; without a fix type it is reported, mode unknown.)
+        var state = fixState(e)
+        if state == nil, let last = lastFixState, last.type != nil, last.type != .noFix,
+           (e.iTOW &+ 604_800_000 &- last.iTOW) % 604_800_000 <= Self.fixTypeCarryMilliseconds {
+            state = last
         }
+        let fixType = state?.type
+        let differential = state?.differential ?? false
+        var carrier = state?.carrier ?? 0
         if let s = e.status, carrier == 0 { carrier = s.carrierSolution }
         if let r = e.relposned, carrier == 0, r.relativePositionValid { carrier = r.carrierSolution }
         // Mode from the fix type alone, as gpsd: a fix outside the receiver's DOP/accuracy masks (gnssFixOK

@@ -57,6 +57,17 @@ public struct UBXEpochAssembler: Sendable {
     /// stream): not output, so fix times never go backwards.
     public private(set) var staleEpochs = 0
     private var lastFixTime: Timestamp?
+    /// The last epoch's fix type and quality flags, with its iTOW: an epoch whose NAV-PVT (NAV-SOL, NAV-STATUS,
+    /// HNR-PVT) was lost keeps them for its NAV-POSLLH/NAV-POSECEF position, as gpsd's fix keeps its mode.
+    struct FixState: Sendable {
+        var type: UBXFixType?
+        var differential: Bool
+        var carrier: Int
+        var iTOW: UInt32
+    }
+    var lastFixState: FixState?
+    /// Epochs whose fix type was carried from the previous epoch (`lastFixState`).
+    public private(set) var carriedFixTypes = 0
     /// Receive time of the message being added (`add(frame:receiveTime:)`); the epoch's is its first message's.
     var messageReceiveTime: Timestamp?
     var epochReceiveTime: Timestamp?
@@ -202,6 +213,11 @@ public struct UBXEpochAssembler: Sendable {
         } else if e.hasSolution {
             if let time { lastFixTime = time }
             var l = location(e)
+            if let f = fixState(e) {
+                lastFixState = f
+            } else if l.mode != .unknown {
+                carriedFixTypes += 1
+            }
             l.time = time
             l.timeFractionDigits = 3
             l.receiveTime = epochReceiveTime

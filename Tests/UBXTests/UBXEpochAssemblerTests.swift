@@ -197,4 +197,34 @@ func pvt(iTOW: Int, second: Int, carrier: Int = 0) -> UBXDecoded {
         stats.pollRequests = 2
         #expect(stats.summary.hasSuffix("malformed 0, polls 2"))
     }
+    /// An epoch whose NAV-PVT was lost (a bad checksum on a serial line) but whose NAV-POSLLH and NAV-TIMEGPS arrived:
+    /// its position keeps the last epoch's fix type, as gpsd's fix keeps its mode; it was mode 0 ("no fix" to every
+    /// gpsd client) on a ZED-F9P log with one NAV-PVT corrupted. Only for 2 s: after a longer gap the mode is unknown.
+    @Test func aLostNAVPVTKeepsTheLastFixType() {
+        func posllh(_ iTOW: Int) -> UBXDecoded {
+            var w = PayloadWriter(28)
+            w.u4(0, iTOW); w.u4(4, 1_381_234_567); w.u4(8, -349_062_266); w.u4(12, 25_378); w.u4(16, 28_849)
+            w.u4(20, 1038); w.u4(24, 1603)
+            return decoded(0x01, 0x02, w)
+        }
+        func timegps(_ iTOW: Int) -> UBXDecoded {
+            var w = PayloadWriter(16); w.u4(0, iTOW); w.u2(8, 2317); w.u1(10, 18); w.u1(11, 7)
+            return decoded(0x01, 0x20, w)
+        }
+        var a = UBXEpochAssembler()
+        var fixes: [Location] = []
+        let record: (UBXEpochAssembler.Output) -> Void = { if case .epoch(.fix(let l)) = $0 { fixes.append(l) } }
+        for m in [pvt(iTOW: 1000, second: 1, carrier: 2), posllh(1000), timegps(1000),
+                  posllh(2000), timegps(2000),          // NAV-PVT lost
+                  posllh(5000), timegps(5000)] {         // and again, 3 s after the last fix type
+            a.add(m, record)
+        }
+        a.finish(record)
+        guard fixes.count == 3 else { Issue.record("expected 3 fixes, got \(fixes.count)"); return }
+        #expect(fixes[1].mode == .threeD && fixes[1].quality == .rtkFixed)
+        #expect(close(fixes[1].latitudeDegrees, -34.9062266) && close(fixes[1].horizontalAccuracyMeters, 1.038))
+        #expect(fixes[2].mode == .unknown, "beyond 2 s the fix type is not carried")
+        #expect(close(fixes[2].latitudeDegrees, -34.9062266), "the position is still reported")
+        #expect(a.carriedFixTypes == 1)
+    }
 }
