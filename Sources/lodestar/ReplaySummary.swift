@@ -18,6 +18,9 @@ struct ReplaySummary {
     var paused = 0
     var sky = 0
     var headings = 0
+    /// False for a receiver stream with binary frames (UBX, RTCM): its "records" are the chunks between 0x0A bytes,
+    /// which said "0 rejected" of a stream with corrupt frames; its NMEA and binary parts count what was read.
+    var recordsMeanSomething = true
 
     init() {}
 
@@ -37,6 +40,7 @@ struct ReplaySummary {
             sky = pipeline.skyEmitted
             headings = pipeline.headingsEmitted
         }
+        if reader is NMEALogReader, !binary.isEmpty { recordsMeanSomething = false }
     }
 
     mutating func add(_ o: ReplaySummary) {
@@ -52,29 +56,35 @@ struct ReplaySummary {
         paused += o.paused
         sky += o.sky
         headings += o.headings
+        recordsMeanSomething = recordsMeanSomething && o.recordsMeanSomething
     }
 
     func line(prefix: String) -> String {
-        let recordRejected = recordRejections.values.reduce(0, +)
-        var parts = ["\(recordsRead) records read", "\(recordsAccepted) accepted"]
-        if recordsIgnored > 0 { parts.append("\(recordsIgnored) ignored") }
-        parts.append("\(recordRejected) rejected" + Self.reasons(recordRejections))
-        var out = prefix + ": " + parts.joined(separator: ", ")
+        var sections: [String] = []
+        if recordsMeanSomething {
+            let recordRejected = recordRejections.values.reduce(0, +)
+            var parts = ["\(recordsRead) records read", "\(recordsAccepted) accepted"]
+            if recordsIgnored > 0 { parts.append("\(recordsIgnored) ignored") }
+            parts.append("\(recordRejected) rejected" + Self.reasons(recordRejections))
+            sections.append(parts.joined(separator: ", "))
+        }
         var nmeaReasons: [String: Int] = [:]
         for r in RejectionReason.allCases where nmea.count(r) > 0 { nmeaReasons[r.name] = nmea.count(r) }
         if nmea.framed > 0 || nmea.totalRejected > 0 {
-            out += "; NMEA: \(nmea.framed) sentences, \(nmea.totalRejected) rejected" + Self.reasons(nmeaReasons)
-            if nmea.garbageBytes > 0 { out += ", \(nmea.garbageBytes) garbage bytes skipped" }
-            if nmea.encapsulatedSkipped > 0 { out += ", \(nmea.encapsulatedSkipped) '!' lines skipped" }
+            var n = "NMEA: \(nmea.framed) sentences, \(nmea.totalRejected) rejected" + Self.reasons(nmeaReasons)
+            if nmea.garbageBytes > 0 { n += ", \(nmea.garbageBytes) garbage bytes skipped" }
+            if nmea.encapsulatedSkipped > 0 { n += ", \(nmea.encapsulatedSkipped) '!' lines skipped" }
+            sections.append(n)
         }
-        if !binary.isEmpty { out += "; " + binary.summary }
-        if nmeaFixesSuperseded > 0 { out += "; \(nmeaFixesSuperseded) NMEA fixes superseded by UBX" }
-        out += "; output: \(fixes) fixes"
-        if deadReckoned > 0 { out += " (\(deadReckoned) dead-reckoned)" }
-        if paused > 0 { out += ", \(paused) paused while stationary" }
-        out += ", \(sky) sky"
-        if headings > 0 { out += ", \(headings) headings" }
-        return out
+        if !binary.isEmpty { sections.append(binary.summary) }
+        if nmeaFixesSuperseded > 0 { sections.append("\(nmeaFixesSuperseded) NMEA fixes superseded by UBX") }
+        var output = "output: \(fixes) fixes"
+        if deadReckoned > 0 { output += " (\(deadReckoned) dead-reckoned)" }
+        if paused > 0 { output += ", \(paused) paused while stationary" }
+        output += ", \(sky) sky"
+        if headings > 0 { output += ", \(headings) headings" }
+        sections.append(output)
+        return prefix + ": " + sections.joined(separator: "; ")
     }
 
     static func reasons(_ r: [String: Int]) -> String {
