@@ -135,7 +135,9 @@ public struct ByteBuffer: ~Copyable {
             }
             return
         }
-        let scaled = (magnitude * Double(scale) + 0.5).rounded(.towardZero)
+        // Half to even, as printf's "%.*f" rounds a value exactly halfway (gpsd prints a u-blox sAcc of 125 mm as
+        // eps 0.12; half up gave 0.13).
+        let scaled = (magnitude * Double(scale)).rounded(.toNearestOrEven)
         guard scaled < 9.0e18 else { append(string: String(value)); return }
         let n = UInt64(scaled)
         if value < 0 && n != 0 { append(0x2D) }
