@@ -25,15 +25,15 @@ extension UBXEpochAssembler {
     /// How long (ms of iTOW) the last epoch's fix type is kept for an epoch that has a position but no fix type.
     static let fixTypeCarryMilliseconds: UInt32 = 2000
 
-    /// Fills a `Location` from one epoch's messages (time is set by the caller).
-    func location(_ e: Epoch) -> Location {
+    /// Fills a `Location` from one epoch's messages (time is set by the caller); `own` is the epoch's `fixState`.
+    func location(_ e: Epoch, own: FixState?) -> Location {
         var l = Location()
         // Fix type and quality: the epoch's own (`fixState`). Where its NAV-PVT was lost (a bad checksum, a dropped
         // byte on a serial line) and no other message carries one, the last epoch's, up to 2 s before: a position
         // from NAV-POSLLH or NAV-POSECEF alone was reported as mode 0, "no fix", while gpsd keeps the mode it had
         // (found on a ZED-F9P log with one NAV-PVT corrupted, docs/ubx.md).
         // (Not a last "no fix": the position would be dropped; without a fix type it is reported, mode unknown.)
-        var state = fixState(e)
+        var state = own
         if state == nil, let last = lastFixState, last.type != nil, last.type != .noFix,
            (e.iTOW &+ 604_800_000 &- last.iTOW) % 604_800_000 <= Self.fixTypeCarryMilliseconds {
             state = last

@@ -212,8 +212,9 @@ public struct UBXEpochAssembler: Sendable {
             staleEpochs += 1
         } else if e.hasSolution {
             if let time { lastFixTime = time }
-            var l = location(e)
-            if let f = fixState(e) {
+            let own = fixState(e)
+            var l = location(e, own: own)
+            if let f = own {
                 lastFixState = f
             } else if l.mode != .unknown {
                 carriedFixTypes += 1
