@@ -620,21 +620,12 @@ extension PositionSmoother {
         timeTag = lags.velocityTimeTag
     }
 
-    /// The longest lag (s) `parkedWander` has evidence at (two independent samples); 0 before S(1 s).
-    static func longestParkedLag(_ lags: ErrorStructure.Lags) -> Double {
-        guard lags.structure(lag: 0) != nil else { return 0 }
-        var top = 1.0
-        for k in 1..<ErrorStructure.lagCount {
-            guard lags.counts[k] >= 2 * Double(1 << k), lags.structure(lag: k) != nil else { break }
-            top = Double(1 << k)
-        }
-        return top
-    }
-
     /// The per-axis variance of the receiver's error change over `seconds` while parked: S(T) − S(1 s) from the
-    /// structure function's lags (within stops), interpolated between lags; 0 without evidence.
-    static func parkedWander(_ lags: ErrorStructure.Lags, seconds: Double) -> Double {
-        guard seconds > 1, let s1 = lags.structure(lag: 0) else { return 0 }
+    /// structure function's lags (within stops), interpolated between lags; 0 without evidence. Beyond the longest lag
+    /// with evidence (two independent samples), at least `beyondShown`.
+    static func parkedWander(_ lags: ErrorStructure.Lags, seconds: Double, beyondShown: Double = 0) -> Double {
+        guard let s1 = lags.structure(lag: 0) else { return seconds > 0 ? beyondShown : 0 }
+        guard seconds > 1 else { return 0 }
         var below = (lag: 1.0, value: s1)
         for k in 1..<ErrorStructure.lagCount {
             guard lags.counts[k] >= 2 * Double(1 << k), let v = lags.structure(lag: k) else { break }
@@ -645,7 +636,7 @@ extension PositionSmoother {
             }
             below = (lag, v)
         }
-        return Swift.max(0, below.value - s1)
+        return Swift.max(0, below.value - s1, beyondShown)
     }
 
     /// How far (m) two positions whose difference has this per-axis variance may lie apart before it is motion:
@@ -725,16 +716,12 @@ extension PositionSmoother {
                 // How far the receiver's own error wanders over the stop so far, as its parked fixes show it
                 // (S(T) − S(1 s) at the stop's duration T): the mean leaving the held point by that much is the
                 // receiver's wander, not motion.
+                // Beyond the longest lag the parked fixes have shown, at least the learned slow part: what a wander
+                // can reach, which the stop's mean follows while the truth stands (`holdWanderBeyondShownLags`).
                 var wander = 0.0
                 if let t0 = stopStart, let t1 = time {
-                    let seconds = t0.seconds(to: t1)
-                    wander = Self.parkedWander(errorStructure.lags, seconds: seconds)
-                    // Beyond the longest lag the parked fixes have shown, at least the learned slow part: what a wander
-                    // can reach, which the stop's mean follows while the truth stands (`holdWanderBeyondShownLags`).
-                    if settings.holdWanderBeyondShownLags, stopFromMotion,
-                       seconds > Self.longestParkedLag(errorStructure.lags) {
-                        wander = Swift.max(wander, slow)
-                    }
+                    wander = Self.parkedWander(errorStructure.lags, seconds: t0.seconds(to: t1),
+                                               beyondShown: settings.holdWanderBeyondShownLags && stopFromMotion ? slow : 0)
                 }
                 let deadband = holdDeadband(variance: Swift.min(h.variance, white) + meanVariance + wander)
                 // (The held point is worth at most one fix's white variance, as the white variance is known now: a

@@ -64,18 +64,18 @@ struct UbxGpsdAgreementTests {
     }
 
     /// gpsd's positioned TPVs, the last one per time, in order of first appearance.
-    static func gpsdTPVs(_ chk: String) throws -> [(time: String, lat: Double, lon: Double)] {
+    static func gpsdTPVs(_ chk: String) throws -> [(time: String, lat: Double, lon: Double, mode: Int?)] {
         let text = (try? String(contentsOfFile: chk, encoding: .utf8)) ?? ""
-        var byTime: [String: (Double, Double)] = [:]
+        var byTime: [String: (Double, Double, Int?)] = [:]
         var order: [String] = []
         for line in text.split(whereSeparator: \.isNewline) where line.hasPrefix("{\"class\":\"TPV\"") {
             guard let o = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
                   let t = o["time"] as? String, let lat = (o["lat"] as? NSNumber)?.doubleValue,
                   let lon = (o["lon"] as? NSNumber)?.doubleValue else { continue }
             if byTime[t] == nil { order.append(t) }
-            byTime[t] = (lat, lon)
+            byTime[t] = (lat, lon, o["mode"] as? Int)
         }
-        return order.compactMap { t in byTime[t].map { (t, $0.0, $0.1) } }
+        return order.compactMap { t in byTime[t].map { (t, $0.0, $0.1, $0.2) } }
     }
 
     @Test(.enabled(if: SharedData.available, Comment(rawValue: SharedData.skipMessage)))
@@ -152,13 +152,9 @@ struct UbxGpsdAgreementTests {
         var ours: [String: Location] = [:]
         for f in fixes { if let t = f.time { ours[t.iso8601(fractionDigits: 3)] = f } }
         let gpsd = try Self.gpsdTPVs(log + ".chk")
-        // gpsd's mode per time (its last TPV's): 2 or 3 in this log.
+        // gpsd's mode per time with a position (2 or 3 in this log).
         var gpsdMode: [String: Int] = [:]
-        for line in try String(contentsOfFile: log + ".chk", encoding: .utf8).split(whereSeparator: \.isNewline)
-        where line.hasPrefix("{\"class\":\"TPV\"") {
-            if let o = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
-               let t = o["time"] as? String, let m = o["mode"] as? Int { gpsdMode[t] = m }
-        }
+        for g in gpsd { gpsdMode[g.time] = g.mode }
         var matched = 0, sameMode = 0, carried = 0, unknown = 0
         for g in gpsd {
             guard let f = ours[g.time], let lat = f.latitudeDegrees, let lon = f.longitudeDegrees,
