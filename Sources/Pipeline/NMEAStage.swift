@@ -6,7 +6,9 @@ import UBX
 /// an NMEA parser and epoch assembler (sentences → one fix and one sky report per receiver cycle), and a UBX
 /// epoch assembler (messages → one fix and one sky report per navigation epoch). Once a source has sent UBX
 /// navigation solutions its NMEA fixes are superseded (dropped and counted): one fix per epoch, the one with the
-/// receiver's accuracies. Owns its state; `snapshot` is a read-only view for diagnosis.
+/// receiver's accuracies. An epoch whose UBX solution was lost (a corrupt frame) while its NMEA fix arrived intact is
+/// not lost: the NMEA fix stands in for it (`nmeaFixesStoodIn`). Owns its state; `snapshot` is a read-only view for
+/// diagnosis.
 public final class NMEAStage {
     public struct Settings: Sendable {
         public var framer = NMEAFramer.Options.default
@@ -48,6 +50,8 @@ public final class NMEAStage {
         public var binary: MixedStreamStatistics
         /// NMEA fixes dropped because the source sends UBX navigation solutions.
         public var nmeaFixesSuperseded: Int
+        /// NMEA fixes output for an epoch whose UBX solution was lost.
+        public var nmeaFixesStoodIn: Int
     }
 
     private final class Stream {
@@ -56,6 +60,25 @@ public final class NMEAStage {
         var assembler: EpochAssembler
         var ubx = UBXEpochAssembler()
         var superseded = 0
+        /// Superseded NMEA fixes whose epochs have no UBX fix yet, oldest first: each is output in its epoch's place
+        /// if that epoch's UBX solution proves lost (`standIn`).
+        var standbys: [Location] = []
+        var stoodIn = 0
+        /// The last fix handed on (UBX or a stand-in) and the last two UBX fixes' times (ns since 1970): the UBX
+        /// solutions' interval tells an epoch whose UBX was lost from NMEA sent more often than UBX.
+        var lastFixNanos: Int64?
+        var lastUBXNanos: Int64?
+        var ubxIntervalNanos: Int64?
+        /// UBX fixes not after a stand-in's time (the UBX epoch came after all): not output.
+        var lateUBX = 0
+        /// The last position sentences (GGA, RMC, GNS, GLL) once UBX supersedes NMEA, with their time of day (ns):
+        /// superseded, their fields are not decoded (`NMEAParser.parse(_:decodingFixFields:)`); a stand-in decodes
+        /// its cycle's from these.
+        /// A ring of `recentPositionSentencesKept` slots, each reused in place (no allocation per sentence once
+        /// warm: the UBX replay's speed).
+        var recentPositionSentences: [(nanosecondOfDay: Int64, text: [UInt8])] = []
+        var recentPositionNext = 0
+        static let recentPositionSentencesKept = 16
         /// Receive time of the current chunk and of the chunk where the unfinished sentence began.
         var chunkUTC: Timestamp?
         var partialStartUTC: Timestamp?
@@ -115,6 +138,7 @@ public final class NMEAStage {
                 s.lastSentenceUTC = receiveTime
                 completed += 1
                 guard let parsed = s.parser.parse(framed, decodingFixFields: decodingFixFields) else { return }
+                if ubxSolutionSeen { Self.keepPositionSentence(parsed.sentence, framed, s) }
                 switch parsed.sentence {
                 case .proprietary, .unsupported:
                     if passthrough { out(.sentence(Array(framed.bytes) + [0x0D, 0x0A])) }
@@ -139,6 +163,28 @@ public final class NMEAStage {
         return completed
     }
 
+    /// Keeps a position sentence's text for a possible stand-in (`standIn`).
+    private static func keepPositionSentence(_ sentence: NMEASentence, _ framed: FramedSentence, _ s: Stream) {
+        let time: NMEATime?
+        switch sentence {
+        case .gga(let g): time = g.time
+        case .rmc(let r): time = r.time
+        case .gns(let g): time = g.time
+        case .gll(let g): time = g.time
+        default: return
+        }
+        guard let t = time else { return }
+        if s.recentPositionSentences.count < Stream.recentPositionSentencesKept {
+            s.recentPositionSentences.append((t.nanosecondOfDay, Array(framed.bytes)))
+        } else {
+            let i = s.recentPositionNext
+            s.recentPositionSentences[i].nanosecondOfDay = t.nanosecondOfDay
+            s.recentPositionSentences[i].text.removeAll(keepingCapacity: true)
+            s.recentPositionSentences[i].text.append(contentsOf: framed.bytes)
+        }
+        s.recentPositionNext = (s.recentPositionNext + 1) % Stream.recentPositionSentencesKept
+    }
+
     /// `firstSolutionPossible`: the source has sent no UBX navigation solution yet (the caller knows it without
     /// reading the stream's state again: each read is a run-time exclusivity check).
     private func decode(_ f: UBXFrame, receiveTime: Timestamp?, firstSolutionPossible: Bool, _ s: Stream,
@@ -153,7 +199,7 @@ public final class NMEAStage {
             let d = ((nmea - ubx) % day + day) % day
             if min(d, day - d) > 25_000_000 { s.assembler.finish { self.handNMEA($0, s, out) } }
         }
-        switch s.ubx.add(frame: f, receiveTime: receiveTime, { self.handUBX($0, out) }) {
+        switch s.ubx.add(frame: f, receiveTime: receiveTime, { self.handUBX($0, s, out) }) {
         case .decoded: break
         case .unknown: s.framer.countUnknownMessage()
         case .malformed: s.framer.countMalformedMessage()
@@ -161,12 +207,25 @@ public final class NMEAStage {
         }
     }
 
-    /// An NMEA epoch: dropped once the source sends UBX navigation solutions (fixes) or UBX sky reports.
+    /// Two fix times of one epoch: NMEA's hundredths and UBX's milliseconds of the same instant (ns).
+    static let sameEpochNanos: Int64 = 25_000_000
+
+    /// An NMEA epoch: dropped once the source sends UBX navigation solutions (fixes) or UBX sky reports. A fix is
+    /// kept back as the standby for its epoch (`standIn`) until that epoch's UBX fix comes or proves lost.
     @inline(__always)
     private func handNMEA(_ e: EpochOutput, _ s: Stream, _ out: (Output) -> Void) {
         switch e {
-        case .fix:
-            if s.ubx.sawNavigationSolution { s.superseded += 1; return }
+        case .fix(let l):
+            if s.ubx.sawNavigationSolution {
+                if let t = l.time?.nanosecondsSince1970, s.ubxIntervalNanos != nil,
+                   !(s.lastFixNanos.map { t - $0 <= Self.sameEpochNanos && $0 - t <= UBXEpochAssembler.lateEpochToleranceNanos } ?? false) {
+                    s.standbys.append(l)
+                    resolveStandbys(s, out)
+                } else {
+                    s.superseded += 1   // its epoch is out already (or a later one), or UBX's interval is not known yet
+                }
+                return
+            }
         case .sky:
             if !settings.emitSky || s.ubx.sawSky { return }
         case .notice:
@@ -175,10 +234,79 @@ public final class NMEAStage {
         out(.epoch(e))
     }
 
-    private func handUBX(_ o: UBXEpochAssembler.Output, _ out: (Output) -> Void) {
+    /// A newer NMEA fix came: the standbys before it whose UBX epochs would have come by now are resolved. While the
+    /// UBX epoch in progress is older than a standby, that standby waits (the UBX epoch is output first).
+    private func resolveStandbys(_ s: Stream, _ out: (Output) -> Void) {
+        while s.standbys.count > 1 {
+            let sb = s.standbys[0]
+            if s.standbys.count <= 8, let open = s.ubx.openSolutionTime?.nanosecondsSince1970,
+               let ts = sb.time?.nanosecondsSince1970, open < ts - Self.sameEpochNanos { return }
+            s.standbys.removeFirst()
+            if let open = s.ubx.openSolutionTime?.nanosecondsSince1970, let ts = sb.time?.nanosecondsSince1970,
+               abs(open - ts) <= Self.sameEpochNanos {
+                s.superseded += 1   // its UBX epoch is in progress
+            } else {
+                standIn(sb, s, out)
+            }
+        }
+    }
+
+    /// The standby NMEA fix `l` (superseded by UBX) is output if its epoch's UBX solution was lost: it is at least one
+    /// UBX interval after the last UBX fix (an epoch UBX was due in; NMEA sent more often than UBX is not) and after
+    /// the last fix handed on. Otherwise it was superseded.
+    private func standIn(_ l: Location, _ s: Stream, _ out: (Output) -> Void) {
+        guard let t = l.time?.nanosecondsSince1970, let lastUBX = s.lastUBXNanos, let interval = s.ubxIntervalNanos,
+              t - lastUBX >= interval - Self.sameEpochNanos,
+              s.lastFixNanos.map({ t - $0 > Self.sameEpochNanos }) ?? true,
+              let fix = decodedFix(l, s) else { s.superseded += 1; return }
+        s.stoodIn += 1
+        s.lastFixNanos = t
+        out(.epoch(.fix(fix)))
+    }
+
+    /// The superseded fix `l` (its position fields not decoded) decoded from its cycle's kept position sentences:
+    /// the same fix as the NMEA alone would have given, at `l`'s time. Nil without a position.
+    private func decodedFix(_ l: Location, _ s: Stream) -> Location? {
+        guard let time = l.time else { return nil }
+        let tod = time.dayAndNanoOfDay.nanoOfDay
+        let parser = NMEAParser()   // not the stream's: its counts have these sentences already
+        var assembler = EpochAssembler(settings: settings.epoch, referenceDate: time.civilDate)
+        var fix: Location?
+        let keep: (EpochOutput) -> Void = { if case .fix(let f) = $0 { fix = f } }
+        let ring = s.recentPositionSentences, n = ring.count
+        let first = n < Stream.recentPositionSentencesKept ? 0 : s.recentPositionNext   // the oldest
+        for k in 0..<n {
+            let x = ring[(first + k) % n]
+            guard x.nanosecondOfDay == tod else { continue }
+            if let p = parser.parse(text: String(decoding: x.text, as: UTF8.self)) { assembler.add(p, receiveTime: l.receiveTime, keep) }
+        }
+        assembler.finish(keep)
+        guard var f = fix, f.latitudeDegrees != nil, f.longitudeDegrees != nil else { return nil }
+        f.time = time
+        f.timeFractionDigits = l.timeFractionDigits
+        f.receiveTime = l.receiveTime
+        return f
+    }
+
+    private func handUBX(_ o: UBXEpochAssembler.Output, _ s: Stream, _ out: (Output) -> Void) {
         switch o {
         case .epoch(let e):
             if case .sky = e, !settings.emitSky { return }
+            if case .fix(let l) = e, let t = l.time?.nanosecondsSince1970 {
+                // The standbys of this epoch are superseded; those before it stand in if their UBX was lost.
+                while let sb = s.standbys.first, let ts = sb.time?.nanosecondsSince1970, ts <= t + Self.sameEpochNanos {
+                    s.standbys.removeFirst()
+                    if abs(ts - t) <= Self.sameEpochNanos { s.superseded += 1 } else { standIn(sb, s, out) }
+                }
+                // A UBX epoch that came after a stand-in of its time after all.
+                if let last = s.lastFixNanos, t <= last, last - t <= UBXEpochAssembler.lateEpochToleranceNanos {
+                    s.lateUBX += 1
+                    return
+                }
+                if let u = s.lastUBXNanos, t > u { s.ubxIntervalNanos = s.ubxIntervalNanos.map { Swift.min($0, t - u) } ?? (t - u) }
+                s.lastUBXNanos = t
+                s.lastFixNanos = t
+            }
             out(.epoch(e))
         case .integrity(let i): out(.integrity(i))
         case .version(let v): out(.receiverVersion(v))
@@ -201,7 +329,9 @@ public final class NMEAStage {
                 }
             }
             s.assembler.finish { self.handNMEA($0, s, out) }
-            s.ubx.finish { self.handUBX($0, out) }
+            s.ubx.finish { self.handUBX($0, s, out) }
+            // The last NMEA fixes, if no UBX fix of their epochs came.
+            while !s.standbys.isEmpty { standIn(s.standbys.removeFirst(), s, out) }
         }
     }
 
@@ -222,9 +352,13 @@ public final class NMEAStage {
     /// NMEA fixes dropped because their source sends UBX navigation solutions.
     public var nmeaFixesSuperseded: Int { streams.values.reduce(0) { $0 + $1.superseded } }
 
+    /// NMEA fixes output in place of an epoch whose UBX solution was lost.
+    public var nmeaFixesStoodIn: Int { streams.values.reduce(0) { $0 + $1.stoodIn } }
+
     public var snapshot: Snapshot {
         Snapshot(statistics: statistics, sources: streams.keys.sorted(),
                  sourcesInsideSentence: streams.filter { $0.value.framer.isInsideSentence }.map(\.key).sorted(),
-                 binary: binaryStatistics, nmeaFixesSuperseded: nmeaFixesSuperseded)
+                 binary: binaryStatistics, nmeaFixesSuperseded: nmeaFixesSuperseded,
+                 nmeaFixesStoodIn: nmeaFixesStoodIn)
     }
 }

@@ -53,9 +53,16 @@ public struct UBXEpochAssembler: Sendable {
     public internal(set) var sawNavigationSolution = false
     public internal(set) var sawSky = false
     public private(set) var epochsEmitted = 0
-    /// Epochs whose time is not after the last emitted fix's (a late NAV-PVT behind the high-rate HNR-PVT
-    /// stream): not output, so fix times never go backwards.
+    /// Epochs whose time is not after the last emitted fix's, by at most `lateEpochToleranceNanos` (a late NAV-PVT
+    /// behind the high-rate HNR-PVT stream): not output, so fix times never go backwards. An epoch further back is
+    /// the receiver's clock going back (a reset, a week-rollover bug, a looping feed): it is output, and the smoother
+    /// re-anchors on the new time base as for NMEA (`timeJumpsBack` counts them).
     public private(set) var staleEpochs = 0
+    /// Epochs more than `lateEpochToleranceNanos` behind the last emitted fix: a new time base, output.
+    public private(set) var timeJumpsBack = 0
+    /// How far behind the last emitted fix an epoch is late, not a new time base (ns): 1 s (the late NAV-PVTs of
+    /// gpsd's ublox-neo-m8u-hnr and ublox-neo-m8l logs are 0.3–0.4 s behind).
+    public static let lateEpochToleranceNanos: Int64 = 1_000_000_000
     private var lastFixTime: Timestamp?
     /// The last epoch's fix type and quality flags, with its iTOW: an epoch whose NAV-PVT (NAV-SOL, NAV-STATUS,
     /// HNR-PVT) was lost keeps them for its NAV-POSLLH/NAV-POSECEF position, as gpsd's fix keeps its mode.
@@ -197,6 +204,9 @@ public struct UBXEpochAssembler: Sendable {
     /// End of stream: the epoch in progress.
     public mutating func finish(_ emit: (Output) -> Void) { flush(emit) }
 
+    /// The time of the epoch in progress when it holds a navigation solution (it is output when the epoch ends).
+    public var openSolutionTime: Timestamp? { epochOpen && epoch.hasSolution ? epochTime(epoch) : nil }
+
     private mutating func setIntegrity(_ i: ReceiverIntegrity, _ emit: (Output) -> Void) {
         guard i != integrity else { return }
         integrity = i
@@ -208,9 +218,11 @@ public struct UBXEpochAssembler: Sendable {
         epochOpen = false
         let e = epoch
         let time = epochTime(e)
-        if e.hasSolution, let t = time, let last = lastFixTime, t <= last {
+        if e.hasSolution, let t = time, let last = lastFixTime, t <= last,
+           last.nanosecondsSince1970 - t.nanosecondsSince1970 <= Self.lateEpochToleranceNanos {
             staleEpochs += 1
         } else if e.hasSolution {
+            if let t = time, let last = lastFixTime, t <= last { timeJumpsBack += 1 }
             if let time { lastFixTime = time }
             let own = fixState(e)
             var l = location(e, own: own)

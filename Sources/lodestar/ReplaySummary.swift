@@ -13,6 +13,7 @@ struct ReplaySummary {
     /// UBX messages by class, RTCM3 frames, UBX checksum errors, unknown and malformed messages.
     var binary = MixedStreamStatistics()
     var nmeaFixesSuperseded = 0
+    var nmeaFixesStoodIn = 0
     var fixes = 0
     var deadReckoned = 0
     var paused = 0
@@ -34,6 +35,7 @@ struct ReplaySummary {
             nmea = pipeline.nmeaStatistics
             binary = pipeline.binaryStatistics
             nmeaFixesSuperseded = pipeline.nmea.nmeaFixesSuperseded
+            nmeaFixesStoodIn = pipeline.nmea.nmeaFixesStoodIn
             fixes = pipeline.fixesEmitted
             deadReckoned = pipeline.fixesDeadReckoned
             paused = pipeline.fixesPaused
@@ -51,6 +53,7 @@ struct ReplaySummary {
         nmea = nmea + o.nmea
         binary = binary + o.binary
         nmeaFixesSuperseded += o.nmeaFixesSuperseded
+        nmeaFixesStoodIn += o.nmeaFixesStoodIn
         fixes += o.fixes
         deadReckoned += o.deadReckoned
         paused += o.paused
@@ -78,6 +81,7 @@ struct ReplaySummary {
         }
         if !binary.isEmpty { sections.append(binary.summary) }
         if nmeaFixesSuperseded > 0 { sections.append("\(nmeaFixesSuperseded) NMEA fixes superseded by UBX") }
+        if nmeaFixesStoodIn > 0 { sections.append("\(nmeaFixesStoodIn) NMEA fixes in place of lost UBX epochs") }
         var output = "output: \(fixes) fixes"
         if deadReckoned > 0 { output += " (\(deadReckoned) dead-reckoned)" }
         if paused > 0 { output += ", \(paused) paused while stationary" }

@@ -62,6 +62,62 @@ import UBX
         #expect(b.rtcm3Frames == 3 && b.ubxFramesByClassName.map(\.name) == ["NAV", "MON"] && b.ubxBadChecksums == 0)
         #expect(pipeline.nmeaStatistics.framed == 6 && pipeline.nmeaStatistics.garbageBytes == 0)
     }
+
+    /// One epoch of a receiver sending UBX and NMEA: NAV-PVT (broken: one payload byte changed, so its checksum
+    /// fails) and GGA+RMC, in either order.
+    static func epoch(second: Int, ubxFirst: Bool, pvtBroken: Bool = false, pvt withPVT: Bool = true) -> [UInt8] {
+        let t = String(format2: second)
+        let nmea = sentence("GPGGA,1200\(t).00,3454.3735960,S,13836.4871940,E,1,12,0.9,28.85,M,-3.471,M,,")
+            + sentence("GPRMC,1200\(t).00,A,3454.3735960,S,13836.4871940,E,0.03,31.4,010624,,,A")
+        var ubx = withPVT ? pvt(second: second) : []
+        if pvtBroken { ubx[20] ^= 0x40 }
+        return ubxFirst ? ubx + nmea : nmea + ubx
+    }
+
+    static func run(_ bytes: [UInt8]) -> (fixes: [Location], pipeline: Pipeline) {
+        var settings = Pipeline.Settings()
+        settings.smoothing.smoothing = nil
+        let pipeline = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
+        var fixes: [Location] = []
+        pipeline.observer = { e in if case .fix(let l) = e { fixes.append(l) } }
+        pipeline.process(SensorEvent(payload: .nmea(bytes)))
+        pipeline.finish()
+        return (fixes, pipeline)
+    }
+
+    /// A corrupt NAV-PVT whose epoch's GGA and RMC arrived intact: the NMEA fix stands in for it (gpsd reports the
+    /// GGA too), in either order of UBX and NMEA within the epoch, and at the end of the stream; every other epoch
+    /// is UBX's. Before, the NMEA fix was superseded and the epoch lost.
+    @Test(arguments: [false, true])
+    func aLostNAVPVTsEpochComesFromItsNMEA(ubxFirst: Bool) {
+        let broken: Set<Int> = [4, 7, 10]
+        var bytes: [UInt8] = []
+        for s in 1...10 { bytes += Self.epoch(second: s, ubxFirst: ubxFirst, pvtBroken: broken.contains(s)) }
+        let (fixes, pipeline) = Self.run(bytes)
+        #expect(fixes.map { Int($0.time!.nanosecondsSince1970 / 1_000_000_000 % 60) } == Array(1...10), "every epoch, in order")
+        for f in fixes {
+            let s = Int(f.time!.nanosecondsSince1970 / 1_000_000_000 % 60)
+            if broken.contains(s) {
+                #expect(f.horizontalAccuracyMeters != 1.038, "epoch \(s): the NMEA fix")
+            } else {
+                #expect(f.horizontalAccuracyMeters == 1.038, "epoch \(s): the UBX fix, with the receiver's hAcc")
+            }
+        }
+        #expect(pipeline.nmea.nmeaFixesStoodIn == 3)
+        #expect(pipeline.nmea.nmeaFixesSuperseded == 7)
+        #expect(pipeline.binaryStatistics.ubxBadChecksums == 3)
+    }
+
+    /// NMEA sent every epoch and NAV-PVT every second one (a u-blox message rate divider): the epochs without UBX are
+    /// not lost UBX epochs, and their NMEA fixes stay superseded.
+    @Test func nmeaMoreOftenThanUBXIsNotAStandIn() {
+        var bytes: [UInt8] = []
+        for s in 1...10 { bytes += Self.epoch(second: s, ubxFirst: false, pvt: s % 2 == 1) }
+        let (fixes, pipeline) = Self.run(bytes)
+        #expect(fixes.map { Int($0.time!.nanosecondsSince1970 / 1_000_000_000 % 60) } == [1, 3, 5, 7, 9])
+        #expect(fixes.allSatisfy { $0.horizontalAccuracyMeters == 1.038 })
+        #expect(pipeline.nmea.nmeaFixesStoodIn == 0 && pipeline.nmea.nmeaFixesSuperseded == 10)
+    }
 }
 
 extension String {
