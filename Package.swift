@@ -134,7 +134,7 @@ let package = Package(
                           swiftSettings: strict),
         // Load generator for the fleet benchmark (scripts/fleet-bench.sh).
         .executableTarget(name: "FleetBench", dependencies: ["MQTT", "CLinux", "LocationCore"], swiftSettings: strict),
-        .target(name: "TestSupport", dependencies: ["LocationCore", "Estimation", "CLinux", "LodestarIO", "Simulation", "Capture", "Events", "Pipeline", "Devices", "Session"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["LocationCore", "Estimation", "CLinux", "LodestarIO", "Simulation", "Capture", "Events", "Pipeline", "Devices", "Session", "UBX"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "LodestarIOTests", dependencies: ["LodestarIO", "Capture", "TestSupport", .product(name: "SystemPackage", package: "swift-system")], swiftSettings: strict),
         .testTarget(name: "LocationCoreTests", dependencies: ["LocationCore"], swiftSettings: strict),
         .testTarget(name: "NMEATests", dependencies: ["NMEA", "LocationCore", "TestSupport"], swiftSettings: strict),

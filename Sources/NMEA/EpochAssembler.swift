@@ -267,7 +267,7 @@ public struct EpochAssembler: Sendable {
         return r.date
     }
 
-    static func iso(_ d: CivilDate) -> String {
+    public static func iso(_ d: CivilDate) -> String {
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         return "\(d.year)-\(two(d.month))-\(two(d.day))"
     }

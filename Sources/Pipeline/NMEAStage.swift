@@ -58,7 +58,7 @@ public final class NMEAStage {
         let framer: MixedStreamFramer
         let parser = NMEAParser()
         var assembler: EpochAssembler
-        var ubx = UBXEpochAssembler()
+        var ubx: UBXEpochAssembler
         var superseded = 0
         /// Superseded NMEA fixes whose epochs have no UBX fix yet, oldest first: each is output in its epoch's place
         /// if that epoch's UBX solution proves lost (`standIn`).
@@ -88,6 +88,7 @@ public final class NMEAStage {
         init(settings: Settings) {
             framer = MixedStreamFramer(options: MixedStreamFramer.Options(nmea: settings.framer))
             assembler = EpochAssembler(settings: settings.epoch, referenceDate: settings.referenceDate)
+            ubx = UBXEpochAssembler(referenceDate: settings.referenceDate)
         }
     }
 

@@ -81,6 +81,14 @@ public struct UBXEpochAssembler: Sendable {
 
     public init() {}
 
+    /// Corrects GPS week-number rollover against this date (a capture's header or the system clock, as for NMEA's
+    /// dates: `DateResolver`): an epoch dated a multiple of 1,024 weeks early is moved on by that much, and the change
+    /// is announced once as a notice. Nil: no correction.
+    public init(referenceDate: CivilDate?) { dateResolver = DateResolver(reference: referenceDate) }
+    var dateResolver = DateResolver(reference: nil)
+    /// How many 1,024-week periods the last epoch's time was moved on.
+    var rolloverPeriods = 0
+
     /// The receiver generation from MON-VER (9 for F9 …), nil before MON-VER.
     public var generation: Int? { version?.generation }
 
@@ -217,7 +225,8 @@ public struct UBXEpochAssembler: Sendable {
         guard epochOpen else { return }
         epochOpen = false
         let e = epoch
-        let time = epochTime(e)
+        var time = epochTime(e)
+        if let t = time, dateResolver.reference != nil { time = correctingRollover(t, emit) }
         if e.hasSolution, let t = time, let last = lastFixTime, t <= last,
            last.nanosecondsSince1970 - t.nanosecondsSince1970 <= Self.lateEpochToleranceNanos {
             staleEpochs += 1
@@ -242,6 +251,22 @@ public struct UBXEpochAssembler: Sendable {
             s.time = time
             emit(.epoch(.sky(s)))
         }
+    }
+
+    /// `t` moved on by the 1,024-week periods its date is early against the reference date; a change in that
+    /// correction is announced (as the NMEA epoch assembler words it).
+    private mutating func correctingRollover(_ t: Timestamp, _ emit: (Output) -> Void) -> Timestamp {
+        let given = t.civilDate
+        let corrected = dateResolver.correctRollover(given)
+        let periods = (corrected.daysSince1970 - given.daysSince1970) / DateResolver.rolloverDays
+        if periods != rolloverPeriods {
+            let weeks = periods * 1024
+            emit(.epoch(.notice(periods > 0
+                ? "receiver time jumped back by \(weeks) weeks: date \(EpochAssembler.iso(given)) is a GPS week rollover, corrected to \(EpochAssembler.iso(corrected))"
+                : "receiver date no longer needs the GPS week rollover correction (\(rolloverPeriods * 1024) weeks)")))
+            rolloverPeriods = periods
+        }
+        return t.adding(nanoseconds: Int64(periods) * Int64(DateResolver.rolloverDays) * 86_400_000_000_000)
     }
 
     /// UTC of the epoch, rounded to the millisecond (iTOW's resolution; gpsd prints the same): NAV-PVT's (or

@@ -79,7 +79,9 @@ struct LiveCLITests {
 
     /// A receiver on a pseudo-terminal whose clock jumps back by 100 s, by 27 minutes and by 1,024 weeks (a
     /// week-rollover bug): with smoothing on, fixes resume within 5 epochs each time and a status names each jump.
-    @Test func fixesResumeAfterTheReceiverClockJumpsBack() throws {
+    /// Speaking NMEA, and a u-blox receiver speaking UBX NAV-PVT alone.
+    @Test(arguments: [false, true])
+    func fixesResumeAfterTheReceiverClockJumpsBack(ubx: Bool) throws {
         let pty = try PseudoTerminal()
         let dir = try TemporaryDirectory()
         let process = try SpawnedProcess(Lodestar.binary, ["run", "--gps", "\(pty.slavePath)@9600", "--no-sky"],
@@ -91,7 +93,12 @@ struct LiveCLITests {
             let base = times.last! + 1 - jump
             times += (0..<10).map { base + $0 }
         }
-        for (i, t) in times.enumerated() { _ = pty.write(Self.cycle(at: t, step: i)); usleep(20_000) }
+        for (i, t) in times.enumerated() {
+            let bytes = ubx ? SimulatedUBX.navPVT(t, latitudeDegrees: 48 + (7.038 + Double(i) * 0.00038) / 60,
+                                                  longitudeDegrees: 11 + 31.0 / 60)
+                : Array(Self.cycle(at: t, step: i).utf8)
+            _ = pty.write(bytes); usleep(20_000)
+        }
         _ = Self.waitForLines(dir.path("out"), atLeast: 40, timeout: 5)
         process.signal(SIGTERM)
         #expect(process.wait(timeout: 5) == 143)

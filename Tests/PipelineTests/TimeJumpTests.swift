@@ -4,6 +4,7 @@ import LocationCore
 import NMEA
 import Pipeline
 import Testing
+import TestSupport
 import UBX
 
 /// The receiver's clock goes back (a reset, a week-rollover bug, a looping test feed): with smoothing on (the
@@ -24,7 +25,7 @@ struct TimeJumpTests {
     struct Run { var fixes: [Location] = []; var statuses: [StatusReport] = [] }
 
     /// Epoch times (s since 1970) through the default pipeline, one NMEA chunk per cycle.
-    static func run(_ times: [Int64], referenceDate: CivilDate?) -> (Run, Pipeline) {
+    static func run(_ times: [Int64], referenceDate: CivilDate?, ubx: Bool = false) -> (Run, Pipeline) {
         var settings = Pipeline.Settings()
         settings.nmea.referenceDate = referenceDate
         let p = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
@@ -36,7 +37,9 @@ struct TimeJumpTests {
             default: break
             }
         }
-        for (i, t) in times.enumerated() { p.process(SensorEvent(payload: .nmea(Array(cycle(t, step: i).utf8)))) }
+        for (i, t) in times.enumerated() {
+            p.process(SensorEvent(payload: .nmea(ubx ? navPVT(t, step: i) : Array(cycle(t, step: i).utf8))))
+        }
         p.finish()
         return (r, p)
     }
@@ -68,21 +71,9 @@ struct TimeJumpTests {
         }
     }
 
-    /// One UBX NAV-PVT epoch at `t` (s since 1970; UTC date and time valid, iTOW its GPS time of week with 18 leap
-    /// seconds), 3-D fix, hAcc 1.2 m, 1 m/s to the north along the same track as `cycle`.
+    /// One UBX NAV-PVT epoch at `t` on the same track as `cycle` (`SimulatedUBX.navPVT`).
     static func navPVT(_ t: Int64, step: Int) -> [UInt8] {
-        var p = [UInt8](repeating: 0, count: 92)
-        func put<T: FixedWidthInteger>(_ o: Int, _ v: T) { withUnsafeBytes(of: v.littleEndian) { for (i, x) in $0.enumerated() { p[o + i] = x } } }
-        let d = CivilDate(daysSince1970: Int(t / 86_400)), sod = t % 86_400
-        put(0, UInt32(((t - 315_964_800 + 18) % 604_800) * 1000))
-        put(4, UInt16(d.year)); p[6] = UInt8(d.month); p[7] = UInt8(d.day)
-        p[8] = UInt8(sod / 3600); p[9] = UInt8(sod / 60 % 60); p[10] = UInt8(sod % 60); p[11] = 0x07
-        p[20] = 3; p[21] = 0x01; p[23] = 12
-        let lat = 48 + (7.038 + Double(step) * 0.00038) / 60
-        put(24, Int32(((11 + 31.0 / 60) * 1e7).rounded())); put(28, Int32((lat * 1e7).rounded()))
-        put(32, Int32(592_300)); put(36, Int32(545_400)); put(40, UInt32(1200)); put(44, UInt32(2000))
-        put(48, Int32(1000)); put(60, Int32(1000)); put(68, UInt32(300)); put(72, UInt32(500_000)); put(76, UInt16(150))
-        return UBX.frame(classID: 0x01, messageID: 0x07, payload: p)!
+        SimulatedUBX.navPVT(t, latitudeDegrees: 48 + (7.038 + Double(step) * 0.00038) / 60, longitudeDegrees: 11 + 31.0 / 60)
     }
 
     /// The same jumps from a u-blox receiver speaking UBX alone: its epochs behind the last fix by more than a late
@@ -91,17 +82,7 @@ struct TimeJumpTests {
     @Test(arguments: [(Int64(100), "100 s"), (Int64(27 * 60), "27 min"), (Int64(1024 * 7 * 86_400), "1024 weeks")])
     func ubxFixesResumeWithinFiveEpochsAfterAJumpBack(jumpSeconds: Int64, named: String) throws {
         let times = (0..<60).map { Self.start + $0 } + (0..<60).map { Self.start + 60 - jumpSeconds + $0 }
-        let p = Pipeline(settings: Pipeline.Settings(), encoder: LodestarJSONEncoder(), sinks: [])
-        var r = Run()
-        p.observer = { e in
-            switch e {
-            case .fix(let l): r.fixes.append(l)
-            case .status(let s): r.statuses.append(s)
-            default: break
-            }
-        }
-        for (i, t) in times.enumerated() { p.process(SensorEvent(payload: .nmea(Self.navPVT(t, step: i)))) }
-        p.finish()
+        let (r, p) = Self.run(times, referenceDate: nil, ubx: true)
         let lostEpochs = 120 - r.fixes.count
         #expect(lostEpochs <= 4, "fixes resume within 5 epochs: \(lostEpochs) lost")
         #expect(r.fixes.last?.time == Timestamp(nanosecondsSince1970: (Self.start + 119 - jumpSeconds) * 1_000_000_000))
@@ -118,6 +99,19 @@ struct TimeJumpTests {
         #expect(r.fixes.last?.time == Timestamp(nanosecondsSince1970: (Self.start + 59) * 1_000_000_000))
         let notice = try #require(r.statuses.first { $0.message?.contains("1024 weeks") == true })
         #expect(notice.message?.contains("2004-08-07") == true, "\(notice.message ?? "")")
+    }
+
+    /// The same from UBX NAV-PVT: its UTC date, 1,024 weeks early, is corrected against the reference date as NMEA's
+    /// is (before, the fixes came out dated 2004, and the smoother saw a jump back).
+    @Test func aUBXWeekRolloverIsCorrectedAndNamedWhenTheDateIsKnown() throws {
+        let before = (0..<30).map { Self.start + $0 }
+        let after = (0..<30).map { Self.start + 30 - 1024 * 7 * 86_400 + $0 }
+        let (r, p) = Self.run(before + after, referenceDate: CivilDate(year: 2024, month: 3, day: 23), ubx: true)
+        #expect(r.fixes.count == 60, "the rollover is corrected: nothing lost")
+        #expect(r.fixes.map(\.time) == (0..<60).map { Timestamp(nanosecondsSince1970: (Self.start + Int64($0)) * 1_000_000_000) })
+        let notice = try #require(r.statuses.first { $0.message?.contains("1024 weeks") == true })
+        #expect(notice.message?.contains("2004-08-07") == true, "\(notice.message ?? "")")
+        #expect(p.smoothing.snapshot.timeJumps == 0)
     }
 
     @Test func oneLateEpochIsDroppedNotAJump() {
