@@ -73,9 +73,8 @@ public final class NMEAStage {
         var lateUBX = 0
         /// The last position sentences (GGA, RMC, GNS, GLL) once UBX supersedes NMEA, with their time of day (ns):
         /// superseded, their fields are not decoded (`NMEAParser.parse(_:decodingFixFields:)`); a stand-in decodes
-        /// its cycle's from these.
-        /// A ring of `recentPositionSentencesKept` slots, each reused in place (no allocation per sentence once
-        /// warm: the UBX replay's speed).
+        /// its cycle's from these. A ring of `recentPositionSentencesKept` slots, each reused in place (no allocation
+        /// per sentence once warm: the UBX replay's speed).
         var recentPositionSentences: [(nanosecondOfDay: Int64, text: [UInt8])] = []
         var recentPositionNext = 0
         static let recentPositionSentencesKept = 16
@@ -294,6 +293,11 @@ public final class NMEAStage {
         case .epoch(let e):
             if case .sky = e, !settings.emitSky { return }
             if case .fix(let l) = e, let t = l.time?.nanosecondsSince1970 {
+                // The receiver's clock went back (a new time base, `UBXEpochAssembler.lateEpochToleranceNanos`): the
+                // standbys are of the old one.
+                if let last = s.lastFixNanos, last - t > UBXEpochAssembler.lateEpochToleranceNanos {
+                    s.superseded += s.standbys.count; s.standbys.removeAll()
+                }
                 // The standbys of this epoch are superseded; those before it stand in if their UBX was lost.
                 while let sb = s.standbys.first, let ts = sb.time?.nanosecondsSince1970, ts <= t + Self.sameEpochNanos {
                     s.standbys.removeFirst()
@@ -355,6 +359,10 @@ public final class NMEAStage {
 
     /// NMEA fixes output in place of an epoch whose UBX solution was lost.
     public var nmeaFixesStoodIn: Int { streams.values.reduce(0) { $0 + $1.stoodIn } }
+
+    /// UBX epochs not output because a fix of their time or later was out already: a late NAV-PVT behind the
+    /// HNR-PVT stream (`UBXEpochAssembler.staleEpochs`), or a UBX epoch that came after its NMEA stood in for it.
+    public var ubxEpochsLate: Int { streams.values.reduce(0) { $0 + $1.ubx.staleEpochs + $1.lateUBX } }
 
     public var snapshot: Snapshot {
         Snapshot(statistics: statistics, sources: streams.keys.sorted(),

@@ -14,6 +14,7 @@ struct ReplaySummary {
     var binary = MixedStreamStatistics()
     var nmeaFixesSuperseded = 0
     var nmeaFixesStoodIn = 0
+    var ubxEpochsLate = 0
     var fixes = 0
     var deadReckoned = 0
     var paused = 0
@@ -36,6 +37,7 @@ struct ReplaySummary {
             binary = pipeline.binaryStatistics
             nmeaFixesSuperseded = pipeline.nmea.nmeaFixesSuperseded
             nmeaFixesStoodIn = pipeline.nmea.nmeaFixesStoodIn
+            ubxEpochsLate = pipeline.nmea.ubxEpochsLate
             fixes = pipeline.fixesEmitted
             deadReckoned = pipeline.fixesDeadReckoned
             paused = pipeline.fixesPaused
@@ -54,6 +56,7 @@ struct ReplaySummary {
         binary = binary + o.binary
         nmeaFixesSuperseded += o.nmeaFixesSuperseded
         nmeaFixesStoodIn += o.nmeaFixesStoodIn
+        ubxEpochsLate += o.ubxEpochsLate
         fixes += o.fixes
         deadReckoned += o.deadReckoned
         paused += o.paused
@@ -82,6 +85,7 @@ struct ReplaySummary {
         if !binary.isEmpty { sections.append(binary.summary) }
         if nmeaFixesSuperseded > 0 { sections.append("\(nmeaFixesSuperseded) NMEA fixes superseded by UBX") }
         if nmeaFixesStoodIn > 0 { sections.append("\(nmeaFixesStoodIn) NMEA fixes in place of lost UBX epochs") }
+        if ubxEpochsLate > 0 { sections.append("\(ubxEpochsLate) late UBX epochs not output") }
         var output = "output: \(fixes) fixes"
         if deadReckoned > 0 { output += " (\(deadReckoned) dead-reckoned)" }
         if paused > 0 { output += ", \(paused) paused while stationary" }
