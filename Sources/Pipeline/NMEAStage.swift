@@ -54,6 +54,15 @@ public final class NMEAStage {
         public var nmeaFixesStoodIn: Int
     }
 
+    /// A superseded NMEA fix kept for a possible stand-in: what its fix is rebuilt from (`decodedFix`). Not the
+    /// `Location` itself, whose copy per NMEA fix would cost the UBX replay's speed; its position is decoded again.
+    private struct Standby {
+        var nanos: Int64
+        var time: Timestamp
+        var timeFractionDigits: Int
+        var receiveTime: Timestamp?
+    }
+
     private final class Stream {
         let framer: MixedStreamFramer
         let parser = NMEAParser()
@@ -62,7 +71,10 @@ public final class NMEAStage {
         var superseded = 0
         /// Superseded NMEA fixes whose epochs have no UBX fix yet, oldest first: each is output in its epoch's place
         /// if that epoch's UBX solution proves lost (`standIn`).
-        var standbys: [Location] = []
+        var standbys: [Standby] = []
+        /// At most this many standbys wait for a UBX epoch in progress that is older than they are; beyond it the
+        /// oldest is resolved anyway (a stream whose UBX epochs never end must not hold NMEA fixes without bound).
+        static let standbysWaitingAtMost = 8
         var stoodIn = 0
         /// The last fix handed on (UBX or a stand-in) and the last two UBX fixes' times (ns since 1970): the UBX
         /// solutions' interval tells an epoch whose UBX was lost from NMEA sent more often than UBX.
@@ -217,9 +229,10 @@ public final class NMEAStage {
         switch e {
         case .fix(let l):
             if s.ubx.sawNavigationSolution {
-                if let t = l.time?.nanosecondsSince1970, s.ubxIntervalNanos != nil,
+                if let time = l.time, case let t = time.nanosecondsSince1970, s.ubxIntervalNanos != nil,
                    !(s.lastFixNanos.map { t - $0 <= Self.sameEpochNanos && $0 - t <= UBXEpochAssembler.lateEpochToleranceNanos } ?? false) {
-                    s.standbys.append(l)
+                    s.standbys.append(Standby(nanos: t, time: time, timeFractionDigits: l.timeFractionDigits,
+                                              receiveTime: l.receiveTime))
                     resolveStandbys(s, out)
                 } else {
                     s.superseded += 1   // its epoch is out already (or a later one), or UBX's interval is not known yet
@@ -237,13 +250,13 @@ public final class NMEAStage {
     /// A newer NMEA fix came: the standbys before it whose UBX epochs would have come by now are resolved. While the
     /// UBX epoch in progress is older than a standby, that standby waits (the UBX epoch is output first).
     private func resolveStandbys(_ s: Stream, _ out: (Output) -> Void) {
+        guard s.standbys.count > 1 else { return }
+        let open = s.ubx.openSolutionTime?.nanosecondsSince1970   // output goes on: the UBX epoch stays as it is
         while s.standbys.count > 1 {
-            let sb = s.standbys[0]
-            if s.standbys.count <= 8, let open = s.ubx.openSolutionTime?.nanosecondsSince1970,
-               let ts = sb.time?.nanosecondsSince1970, open < ts - Self.sameEpochNanos { return }
-            s.standbys.removeFirst()
-            if let open = s.ubx.openSolutionTime?.nanosecondsSince1970, let ts = sb.time?.nanosecondsSince1970,
-               abs(open - ts) <= Self.sameEpochNanos {
+            let ts = s.standbys[0].nanos
+            if s.standbys.count <= Stream.standbysWaitingAtMost, let open, open < ts - Self.sameEpochNanos { return }
+            let sb = s.standbys.removeFirst()
+            if let open, abs(open - ts) <= Self.sameEpochNanos {
                 s.superseded += 1   // its UBX epoch is in progress
             } else {
                 standIn(sb, s, out)
@@ -254,8 +267,9 @@ public final class NMEAStage {
     /// The standby NMEA fix `l` (superseded by UBX) is output if its epoch's UBX solution was lost: it is at least one
     /// UBX interval after the last UBX fix (an epoch UBX was due in; NMEA sent more often than UBX is not) and after
     /// the last fix handed on. Otherwise it was superseded.
-    private func standIn(_ l: Location, _ s: Stream, _ out: (Output) -> Void) {
-        guard let t = l.time?.nanosecondsSince1970, let lastUBX = s.lastUBXNanos, let interval = s.ubxIntervalNanos,
+    private func standIn(_ l: Standby, _ s: Stream, _ out: (Output) -> Void) {
+        let t = l.nanos
+        guard let lastUBX = s.lastUBXNanos, let interval = s.ubxIntervalNanos,
               t - lastUBX >= interval - Self.sameEpochNanos,
               s.lastFixNanos.map({ t - $0 > Self.sameEpochNanos }) ?? true,
               let fix = decodedFix(l, s) else { s.superseded += 1; return }
@@ -266,8 +280,8 @@ public final class NMEAStage {
 
     /// The superseded fix `l` (its position fields not decoded) decoded from its cycle's kept position sentences:
     /// the same fix as the NMEA alone would have given, at `l`'s time. Nil without a position.
-    private func decodedFix(_ l: Location, _ s: Stream) -> Location? {
-        guard let time = l.time else { return nil }
+    private func decodedFix(_ l: Standby, _ s: Stream) -> Location? {
+        let time = l.time
         let tod = time.dayAndNanoOfDay.nanoOfDay
         let parser = NMEAParser()   // not the stream's: its counts have these sentences already
         var assembler = EpochAssembler(settings: settings.epoch, referenceDate: time.civilDate)
@@ -299,8 +313,8 @@ public final class NMEAStage {
                     s.superseded += s.standbys.count; s.standbys.removeAll()
                 }
                 // The standbys of this epoch are superseded; those before it stand in if their UBX was lost.
-                while let sb = s.standbys.first, let ts = sb.time?.nanosecondsSince1970, ts <= t + Self.sameEpochNanos {
-                    s.standbys.removeFirst()
+                while let ts = s.standbys.first?.nanos, ts <= t + Self.sameEpochNanos {
+                    let sb = s.standbys.removeFirst()
                     if abs(ts - t) <= Self.sameEpochNanos { s.superseded += 1 } else { standIn(sb, s, out) }
                 }
                 // A UBX epoch that came after a stand-in of its time after all.

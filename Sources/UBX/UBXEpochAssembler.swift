@@ -88,6 +88,8 @@ public struct UBXEpochAssembler: Sendable {
     var dateResolver = DateResolver(reference: nil)
     /// How many 1,024-week periods the last epoch's time was moved on.
     var rolloverPeriods = 0
+    /// The receiver's day (days since 1970, before correction) `rolloverPeriods` was found for.
+    var rolloverCheckedDay: Int64?
 
     /// The receiver generation from MON-VER (9 for F9 …), nil before MON-VER.
     public var generation: Int? { version?.generation }
@@ -256,6 +258,9 @@ public struct UBXEpochAssembler: Sendable {
     /// `t` moved on by the 1,024-week periods its date is early against the reference date; a change in that
     /// correction is announced (as the NMEA epoch assembler words it).
     private mutating func correctingRollover(_ t: Timestamp, _ emit: (Output) -> Void) -> Timestamp {
+        let day = t.dayAndNanoOfDay.day
+        if day == rolloverCheckedDay { return shifted(t, by: rolloverPeriods) }   // the same day's answer (speed)
+        rolloverCheckedDay = day
         let given = t.civilDate
         let corrected = dateResolver.correctRollover(given)
         let periods = (corrected.daysSince1970 - given.daysSince1970) / DateResolver.rolloverDays
@@ -266,7 +271,11 @@ public struct UBXEpochAssembler: Sendable {
                 : "receiver date no longer needs the GPS week rollover correction (\(rolloverPeriods * 1024) weeks)")))
             rolloverPeriods = periods
         }
-        return t.adding(nanoseconds: Int64(periods) * Int64(DateResolver.rolloverDays) * 86_400_000_000_000)
+        return shifted(t, by: periods)
+    }
+
+    private func shifted(_ t: Timestamp, by periods: Int) -> Timestamp {
+        periods == 0 ? t : t.adding(nanoseconds: Int64(periods) * Int64(DateResolver.rolloverDays) * 86_400_000_000_000)
     }
 
     /// UTC of the epoch, rounded to the millisecond (iTOW's resolution; gpsd prints the same): NAV-PVT's (or
