@@ -99,6 +99,11 @@ import UBX
             let s = Int(f.time!.nanosecondsSince1970 / 1_000_000_000 % 60)
             if broken.contains(s) {
                 #expect(f.horizontalAccuracyMeters != 1.038, "epoch \(s): the NMEA fix")
+                // GGA's position, decoded again from the kept sentences: 34° 54.3735960' S, 138° 36.4871940' E.
+                let lat = f.latitudeDegrees ?? .nan, lon = f.longitudeDegrees ?? .nan
+                #expect(abs(lat - -(34 + 54.3735960 / 60)) < 1e-9 && abs(lon - (138 + 36.4871940 / 60)) < 1e-9,
+                        "epoch \(s): \(lat), \(lon)")
+                #expect(f.altitudeMSLMeters == 28.85 && f.speedMetersPerSecond != nil, "GGA's altitude and RMC's speed")
             } else {
                 #expect(f.horizontalAccuracyMeters == 1.038, "epoch \(s): the UBX fix, with the receiver's hAcc")
             }
