@@ -95,7 +95,24 @@ func pvt(iTOW: Int, second: Int, carrier: Int = 0) -> UBXDecoded {
         a.add(pvt(iTOW: 3000, second: 3), record)
         a.finish(record)
         #expect(times == ["2024-06-01T12:00:01.000Z", "2024-06-01T12:00:02.000Z", "2024-06-01T12:00:03.000Z"])
-        #expect(a.staleEpochs == 1)
+        #expect(a.staleEpochs == 1 && a.timeJumpsBack == 0)
+    }
+
+    /// An epoch up to 1 s behind the last fix is late (dropped, as above); further back the receiver's clock went back
+    /// (a reset, a rollover, a looping feed): a new time base, output and counted, and the epochs after it go on.
+    @Test func aJumpBackOfMoreThanASecondIsANewTimeBase() {
+        var a = UBXEpochAssembler()
+        var times: [String] = []
+        let record: (UBXEpochAssembler.Output) -> Void = { if case .epoch(.fix(let l)) = $0 { times.append(l.time?.iso8601() ?? "nil") } }
+        a.add(pvt(iTOW: 5000, second: 5), record)
+        a.add(pvt(iTOW: 6000, second: 6), record)
+        a.add(pvt(iTOW: 5000, second: 5), record)  // 1 s behind: late
+        a.add(pvt(iTOW: 2000, second: 2), record)  // 4 s behind: the clock went back
+        a.add(pvt(iTOW: 3000, second: 3), record)
+        a.finish(record)
+        #expect(times == ["2024-06-01T12:00:05.000Z", "2024-06-01T12:00:06.000Z", "2024-06-01T12:00:02.000Z",
+                          "2024-06-01T12:00:03.000Z"])
+        #expect(a.staleEpochs == 1 && a.timeJumpsBack == 1)
     }
 }
 
