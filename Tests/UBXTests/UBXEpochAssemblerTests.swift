@@ -85,15 +85,18 @@ func pvt(iTOW: Int, second: Int, carrier: Int = 0) -> UBXDecoded {
         #expect(changes.last?.spoofing == .indicated && changes.count == 2)
     }
 
-    @Test func iTOWChangeEndsTheEpochAndLateEpochsAreDropped() {
+    /// NAV-PVT epochs at these seconds (iTOW = second × 1000) through one assembler: the fix times out, and the assembler.
+    static func fixTimes(_ seconds: [Int]) -> (times: [String], assembler: UBXEpochAssembler) {
         var a = UBXEpochAssembler()
         var times: [String] = []
         let record: (UBXEpochAssembler.Output) -> Void = { if case .epoch(.fix(let l)) = $0 { times.append(l.time?.iso8601() ?? "nil") } }
-        a.add(pvt(iTOW: 1000, second: 1), record)
-        a.add(pvt(iTOW: 2000, second: 2), record)
-        a.add(pvt(iTOW: 1000, second: 1), record)  // late: behind an emitted fix
-        a.add(pvt(iTOW: 3000, second: 3), record)
+        for s in seconds { a.add(pvt(iTOW: s * 1000, second: s), record) }
         a.finish(record)
+        return (times, a)
+    }
+
+    @Test func iTOWChangeEndsTheEpochAndLateEpochsAreDropped() {
+        let (times, a) = Self.fixTimes([1, 2, 1, 3])   // the second 1: late, behind an emitted fix
         #expect(times == ["2024-06-01T12:00:01.000Z", "2024-06-01T12:00:02.000Z", "2024-06-01T12:00:03.000Z"])
         #expect(a.staleEpochs == 1 && a.timeJumpsBack == 0)
     }
@@ -101,15 +104,7 @@ func pvt(iTOW: Int, second: Int, carrier: Int = 0) -> UBXDecoded {
     /// An epoch up to 1 s behind the last fix is late (dropped, as above); further back the receiver's clock went back
     /// (a reset, a rollover, a looping feed): a new time base, output and counted, and the epochs after it go on.
     @Test func aJumpBackOfMoreThanASecondIsANewTimeBase() {
-        var a = UBXEpochAssembler()
-        var times: [String] = []
-        let record: (UBXEpochAssembler.Output) -> Void = { if case .epoch(.fix(let l)) = $0 { times.append(l.time?.iso8601() ?? "nil") } }
-        a.add(pvt(iTOW: 5000, second: 5), record)
-        a.add(pvt(iTOW: 6000, second: 6), record)
-        a.add(pvt(iTOW: 5000, second: 5), record)  // 1 s behind: late
-        a.add(pvt(iTOW: 2000, second: 2), record)  // 4 s behind: the clock went back
-        a.add(pvt(iTOW: 3000, second: 3), record)
-        a.finish(record)
+        let (times, a) = Self.fixTimes([5, 6, 5, 2, 3])   // 5 after 6: 1 s behind, late; 2: 4 s behind, the clock went back
         #expect(times == ["2024-06-01T12:00:05.000Z", "2024-06-01T12:00:06.000Z", "2024-06-01T12:00:02.000Z",
                           "2024-06-01T12:00:03.000Z"])
         #expect(a.staleEpochs == 1 && a.timeJumpsBack == 1)
