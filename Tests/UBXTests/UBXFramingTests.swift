@@ -53,6 +53,29 @@ func mixedStream() -> [UInt8] {
         #expect(UBXMessage(framed: [0xB5, 0x62, 0x0A, 0x04, 0x00, 0x00, 0x0E, 0x35]) == nil)
     }
 
+    /// The sixteen-bytes-at-a-time checksum against the definition, byte by byte: every length up to 300 (the
+    /// bytes after the last whole block), every start offset within a block, all-0xFF (every sum wraps) and
+    /// random bytes.
+    @Test func blockChecksumEqualsTheBytewiseDefinition() {
+        var state: UInt64 = 7
+        let random = (0..<320).map { _ -> UInt8 in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        }
+        for bytes in [random, [UInt8](repeating: 0xFF, count: 320), [UInt8](repeating: 0, count: 320)] {
+            bytes.withUnsafeBufferPointer { all in
+                for offset in 0..<16 {
+                    for n in 0...300 {
+                        let slice = UnsafeBufferPointer(rebasing: all[offset..<(offset + n)])
+                        let block = UBX.checksum(slice), bytewise = UBX.checksumBytewise(slice)
+                        #expect(block == bytewise, "offset \(offset), \(n) bytes")
+                        if block != bytewise { return }
+                    }
+                }
+            }
+        }
+    }
+
     @Test func rtcm3CRCMatchesTheStandardExample() {
         // RTCM 10403 type 1005 example (rtcm3.log in gpsd): D3 00 13 3E D7 D3 02 02 98 0E DE EF 34 B4 BD 62 AC 09 41 98 6F 33 36 0B 98
         let frame: [UInt8] = [0xD3, 0x00, 0x13, 0x3E, 0xD7, 0xD3, 0x02, 0x02, 0x98, 0x0E, 0xDE, 0xEF, 0x34, 0xB4, 0xBD,
