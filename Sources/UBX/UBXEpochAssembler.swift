@@ -36,6 +36,14 @@ public struct UBXEpochAssembler: Sendable {
         var hasSolution: Bool {
             pvt != nil || sol != nil || posllh != nil || hpposllh != nil || hnr != nil || posecef != nil
         }
+
+        /// Empty again, for epoch `t`, in place (`self = Epoch(iTOW: t)` built the 1.3 KB epoch aside and copied it
+        /// in, once per epoch).
+        mutating func reset(iTOW t: UInt32) {
+            iTOW = t
+            pvt = nil; sol = nil; posllh = nil; hpposllh = nil; velned = nil; posecef = nil; velecef = nil; dop = nil
+            status = nil; timegps = nil; timeutc = nil; relposned = nil; att = nil; sat = nil; svinfo = nil; hnr = nil
+        }
     }
 
     /// The epoch in progress, when `epochOpen`. Stored in place (not as an Optional): each message's struct is
@@ -186,7 +194,7 @@ public struct UBXEpochAssembler: Sendable {
     mutating func beginNavigation(_ t: UInt32, _ emit: (Output) -> Void) {
         if epochOpen, epoch.iTOW != t { flush(emit) }
         if !epochOpen {
-            epoch = Epoch(iTOW: t)
+            epoch.reset(iTOW: t)
             epochOpen = true
             epochReceiveTime = messageReceiveTime
         }
@@ -215,7 +223,9 @@ public struct UBXEpochAssembler: Sendable {
     public mutating func finish(_ emit: (Output) -> Void) { flush(emit) }
 
     /// The time of the epoch in progress when it holds a navigation solution (it is output when the epoch ends).
-    public var openSolutionTime: Timestamp? { epochOpen && epoch.hasSolution ? epochTime(epoch) : nil }
+    public var openSolutionTime: Timestamp? {
+        epochOpen && epoch.hasSolution ? Self.epochTime(epoch, week: week, leapSeconds: leapSeconds) : nil
+    }
 
     private mutating func setIntegrity(_ i: ReceiverIntegrity, _ emit: (Output) -> Void) {
         guard i != integrity else { return }
@@ -226,8 +236,9 @@ public struct UBXEpochAssembler: Sendable {
     private mutating func flush(_ emit: (Output) -> Void) {
         guard epochOpen else { return }
         epochOpen = false
+        // One copy of the epoch (each use of the stored `epoch` as an argument below was a copy of its own).
         let e = epoch
-        var time = epochTime(e)
+        var time = Self.epochTime(e, week: week, leapSeconds: leapSeconds)
         if let t = time, dateResolver.reference != nil { time = correctingRollover(t, emit) }
         if e.hasSolution, let t = time, let last = lastFixTime, t <= last,
            last.nanosecondsSince1970 - t.nanosecondsSince1970 <= Self.lateEpochToleranceNanos {
@@ -235,8 +246,9 @@ public struct UBXEpochAssembler: Sendable {
         } else if e.hasSolution {
             if let t = time, let last = lastFixTime, t <= last { timeJumpsBack += 1 }
             if let time { lastFixTime = time }
-            let own = fixState(e)
-            var l = location(e, own: own)
+            let own = Self.fixState(e)
+            var l = Self.location(e, own: own, lastFixState: lastFixState, leapSeconds: leapSeconds,
+                                  integrity: integrity)
             if let f = own {
                 lastFixState = f
             } else if l.mode != .unknown {
@@ -248,7 +260,7 @@ public struct UBXEpochAssembler: Sendable {
             epochsEmitted += 1
             emit(.epoch(.fix(l)))
         }
-        if let sky = skyReport(e) {
+        if let sky = Self.skyReport(e) {
             var s = sky
             s.time = time
             emit(.epoch(.sky(s)))
@@ -279,8 +291,9 @@ public struct UBXEpochAssembler: Sendable {
     }
 
     /// UTC of the epoch, rounded to the millisecond (iTOW's resolution; gpsd prints the same): NAV-PVT's (or
-    /// HNR-PVT's) UTC when valid, else NAV-TIMEUTC, else GPS week + iTOW − leap seconds.
-    func epochTime(_ e: Epoch) -> Timestamp? {
+    /// HNR-PVT's) UTC when valid, else NAV-TIMEUTC, else GPS week + iTOW − leap seconds (`week` and `leapSeconds`
+    /// the receiver's, carried from earlier epochs).
+    static func epochTime(_ e: Epoch, week: Int?, leapSeconds: Int?) -> Timestamp? {
         if let p = e.pvt, p.validDate && p.validTime,
            let t = Self.utc(p.year, p.month, p.day, p.hour, p.minute, p.second, p.nanosecond) { return t }
         if let h = e.hnr, h.validDate && h.validTime,
