@@ -97,9 +97,11 @@ extension PositionSmoother {
         gyroCoveredUntil = nil
     }
 
-    /// True when the accelerometer (fresh at `t`) shows no motion.
-    func isStationaryNow(at t: Timestamp) -> Bool {
-        guard let v = accelerometerVariance(at: t) else { return false }
+    /// True when the accelerometer (fresh at `t`) shows no motion. (`mutating` though it changes nothing, as
+    /// `KalmanFilter.innovation`: called from the smoother's mutating methods, a non-mutating one copied the smoother.)
+    mutating func isStationaryNow(at t: Timestamp) -> Bool {
+        let age = settings.inertialMaximumAgeSeconds
+        guard let v = Self.accelerometerVariance(accelWindowBox, at: t, maximumAgeSeconds: age) else { return false }
         return v <= settings.accelerometerVarianceEnter
     }
 
@@ -212,7 +214,8 @@ extension PositionSmoother {
 
     mutating func updateMotionState(fix: Location, t: Timestamp) {
         let s = settings
-        let accVar = accelerometerVariance(at: t)
+        let accVar = Self.accelerometerVariance(accelWindowBox, at: t,
+                                                maximumAgeSeconds: settings.inertialMaximumAgeSeconds)
         var speed = fix.speedMetersPerSecond
         // No speed and no accelerometer: the speed the positions show (`stopFromPositions`).
         var fromPositions: PositionMotion?

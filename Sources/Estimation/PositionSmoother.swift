@@ -394,14 +394,17 @@ public struct PositionSmoother: Sendable {
         if isStationary {
             zeroVelocityUpdate()
             lastOutcome = .held
-        } else if var rf = reported {
+        } else if reported != nil {
             // Speed and course: the copy takes the same position update, then the velocity update at t (learning the
-            // velocity's noise and the prior's share from it, as without the time tag).
-            rf.update((z.east, z.north), a: (0, 1), b: (4, 5), r: r, rTrue: fittedWhite.map { ($0, 0, 0, $0) })
-            swap(&kf, &rf)
+            // velocity's noise and the prior's share from it, as without the time tag). Three copies of a 633-byte
+            // filter (the copy updated in place, the own filter set aside and put back), not seven (a bound copy
+            // and two swaps).
+            reported!.update((z.east, z.north), a: (0, 1), b: (4, 5), r: r, rTrue: fittedWhite.map { ($0, 0, 0, $0) })
+            let own = kf
+            kf = reported.unsafelyUnwrapped
             velocityUpdate(fix: fix, role: .reported)
             outputVelocity = (kf.x[2], kf.x[3], kf[2, 2], kf[2, 3], kf[3, 3])
-            swap(&kf, &rf)
+            kf = own
             lastOutcome = .accepted
         } else {
             velocityUpdate(fix: fix)
@@ -505,10 +508,16 @@ public struct PositionSmoother: Sendable {
 
     /// Variance of the acceleration magnitude over the window, when the accelerometer is fresh at `t`.
     public func accelerometerVariance(at t: Timestamp) -> Double? {
-        guard let at = accelWindow.lastNanos,
-              Double(t.nanosecondsSince1970 - at) / 1e9 <= settings.inertialMaximumAgeSeconds,
-              accelWindow.count >= 5 else { return nil }
-        return accelWindow.variance
+        Self.accelerometerVariance(accelWindowBox, at: t, maximumAgeSeconds: settings.inertialMaximumAgeSeconds)
+    }
+
+    /// `accelerometerVariance(at:)` from the window's box: the smoother's mutating methods call this one (calling the
+    /// method copied the whole smoother, 2.3 KB, on every fix; passing the window itself copied its 4 KB).
+    static func accelerometerVariance(_ box: CopyOnWrite<MagnitudeWindow>, at t: Timestamp, maximumAgeSeconds: Double)
+        -> Double? {
+        guard let at = box.value.lastNanos, Double(t.nanosecondsSince1970 - at) / 1e9 <= maximumAgeSeconds,
+              box.value.count >= 5 else { return nil }
+        return box.value.variance
     }
 }
 
