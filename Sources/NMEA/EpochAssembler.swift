@@ -6,6 +6,15 @@ public enum EpochOutput: Sendable {
     case sky(SkyReport)
     /// Something the receiver's data showed that a person should know (a GPS week rollover corrected), once.
     case notice(String)
+
+    /// A fix's time in nanoseconds since 1970 (nil for a sky report, a notice or a fix without a time): read without
+    /// binding the fix (`if case .fix(let l)` copied its 496 bytes at each step of a UBX replay).
+    @inlinable public var fixNanosecondsSince1970: Int64? {
+        switch self {
+        case .fix(let l): l.time?.nanosecondsSince1970
+        default: nil
+        }
+    }
 }
 
 /// Merges the sentences of one receiver cycle into one `Location` (and a sky view).

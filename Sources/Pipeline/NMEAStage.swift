@@ -306,7 +306,7 @@ public final class NMEAStage {
         switch o {
         case .epoch(let e):
             if case .sky = e, !settings.emitSky { return }
-            if case .fix(let l) = e, let t = l.time?.nanosecondsSince1970 {
+            if let t = e.fixNanosecondsSince1970 {
                 // The receiver's clock went back (a new time base, `UBXEpochAssembler.lateEpochToleranceNanos`): the
                 // standbys are of the old one.
                 if let last = s.lastFixNanos, last - t > UBXEpochAssembler.lateEpochToleranceNanos {
