@@ -401,7 +401,7 @@ public struct PositionSmoother: Sendable {
             // and two swaps).
             reported!.update((z.east, z.north), a: (0, 1), b: (4, 5), r: r, rTrue: fittedWhite.map { ($0, 0, 0, $0) })
             let own = kf
-            kf = reported.unsafelyUnwrapped
+            kf = reported!
             velocityUpdate(fix: fix, role: .reported)
             outputVelocity = (kf.x[2], kf.x[3], kf[2, 2], kf[2, 3], kf[3, 3])
             kf = own

@@ -19,10 +19,8 @@ extension UBXEpochAssembler {
         if p.isEmpty { return .poll }
         switch (f.classID, f.messageID) {
         case (0x01, 0x07), (0x01, 0x17):
-            // Kept optional and stored as it is: unwrapping it first copied its 257 bytes once more.
-            let m = f.messageID == 0x07 ? NavPVT(payload: p) : NavPVT(attitudePayload: p)
-            guard let t = m?.iTOWMilliseconds else { return .malformed }
-            beginNavigation(t, emit)
+            guard let m = f.messageID == 0x07 ? NavPVT(payload: p) : NavPVT(attitudePayload: p) else { return .malformed }
+            beginNavigation(m.iTOWMilliseconds, emit)
             epoch.pvt = m
             sawNavigationSolution = true
         case (0x01, 0x04):

@@ -36,14 +36,6 @@ public struct UBXEpochAssembler: Sendable {
         var hasSolution: Bool {
             pvt != nil || sol != nil || posllh != nil || hpposllh != nil || hnr != nil || posecef != nil
         }
-
-        /// Empty again, for epoch `t`, in place (`self = Epoch(iTOW: t)` built the 1.3 KB epoch aside and copied it
-        /// in, once per epoch).
-        mutating func reset(iTOW t: UInt32) {
-            iTOW = t
-            pvt = nil; sol = nil; posllh = nil; hpposllh = nil; velned = nil; posecef = nil; velecef = nil; dop = nil
-            status = nil; timegps = nil; timeutc = nil; relposned = nil; att = nil; sat = nil; svinfo = nil; hnr = nil
-        }
     }
 
     /// The epoch in progress, when `epochOpen`. Stored in place (not as an Optional): each message's struct is
@@ -194,7 +186,7 @@ public struct UBXEpochAssembler: Sendable {
     mutating func beginNavigation(_ t: UInt32, _ emit: (Output) -> Void) {
         if epochOpen, epoch.iTOW != t { flush(emit) }
         if !epochOpen {
-            epoch.reset(iTOW: t)
+            epoch = Epoch(iTOW: t)
             epochOpen = true
             epochReceiveTime = messageReceiveTime
         }
