@@ -57,10 +57,10 @@ public final class NMEAStage {
     /// A superseded NMEA fix kept for a possible stand-in: what its fix is rebuilt from (`decodedFix`). Not the
     /// `Location` itself, whose copy per NMEA fix would cost the UBX replay's speed; its position is decoded again.
     private struct Standby {
-        var nanos: Int64
         var time: Timestamp
         var timeFractionDigits: Int
         var receiveTime: Timestamp?
+        var nanos: Int64 { time.nanosecondsSince1970 }
     }
 
     private final class Stream {
@@ -231,7 +231,7 @@ public final class NMEAStage {
             if s.ubx.sawNavigationSolution {
                 if let time = l.time, case let t = time.nanosecondsSince1970, s.ubxIntervalNanos != nil,
                    !(s.lastFixNanos.map { t - $0 <= Self.sameEpochNanos && $0 - t <= UBXEpochAssembler.lateEpochToleranceNanos } ?? false) {
-                    s.standbys.append(Standby(nanos: t, time: time, timeFractionDigits: l.timeFractionDigits,
+                    s.standbys.append(Standby(time: time, timeFractionDigits: l.timeFractionDigits,
                                               receiveTime: l.receiveTime))
                     resolveStandbys(s, out)
                 } else {
