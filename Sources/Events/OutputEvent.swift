@@ -3,7 +3,7 @@ import Magnetics
 import LocationServices
 
 /// Everything the pipeline emits, in order.
-public enum OutputEvent: Sendable {
+public indirect enum OutputEvent: Sendable {
     case fix(Location)
     case sky(SkyReport)
     case status(StatusReport)

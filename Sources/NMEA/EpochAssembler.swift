@@ -2,7 +2,7 @@ import LocationCore
 
 /// What epoch assembly produces.
 public enum EpochOutput: Sendable {
-    case fix(Location)
+    indirect case fix(Location)
     case sky(SkyReport)
     /// Something the receiver's data showed that a person should know (a GPS week rollover corrected), once.
     case notice(String)

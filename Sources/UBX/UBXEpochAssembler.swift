@@ -17,12 +17,15 @@ public struct UBXEpochAssembler: Sendable {
     /// What one epoch has said so far.
     struct Epoch: Sendable {
         var iTOW: UInt32
-        var pvt: NavPVT?
-        var sol: NavSOL?
-        var posllh: NavPOSLLH?
-        var hpposllh: NavHPPOSLLH?
+        // The solution messages are only ever set to a message (an epoch begins empty), so setting one means the
+        // epoch has a solution. Stored rather than computed: `pvt != nil` copied the 257-byte optional at each of
+        // the five reads per epoch.
+        var pvt: NavPVT? { didSet { hasSolution = true } }
+        var sol: NavSOL? { didSet { hasSolution = true } }
+        var posllh: NavPOSLLH? { didSet { hasSolution = true } }
+        var hpposllh: NavHPPOSLLH? { didSet { hasSolution = true } }
         var velned: NavVELNED?
-        var posecef: NavPOSECEF?
+        var posecef: NavPOSECEF? { didSet { hasSolution = true } }
         var velecef: NavVELECEF?
         var dop: NavDOP?
         var status: NavSTATUS?
@@ -32,10 +35,9 @@ public struct UBXEpochAssembler: Sendable {
         var att: NavATT?
         var sat: NavSAT?
         var svinfo: NavSVINFO?
-        var hnr: HnrPVT?
-        var hasSolution: Bool {
-            pvt != nil || sol != nil || posllh != nil || hpposllh != nil || hnr != nil || posecef != nil
-        }
+        var hnr: HnrPVT? { didSet { hasSolution = true } }
+        /// A navigation solution (NAV-PVT, NAV-SOL, NAV-POSLLH, NAV-HPPOSLLH, NAV-(HP)POSECEF or HNR-PVT) was set.
+        private(set) var hasSolution = false
     }
 
     /// The epoch in progress, when `epochOpen`. Stored in place (not as an Optional): each message's struct is
