@@ -120,23 +120,23 @@ public final class HeadingStage {
         return out
     }
 
-    /// One fix, handed over once: `parsed` is the receiver's fix as parsed (nil for a dead-reckoned fix; the
-    /// vehicle estimator uses the receiver's own course and speed), `output` the fix as the pipeline outputs it (nil
-    /// when none is output; its position sets the magnetic model for true north and the background calibration's
-    /// expected field strength). Returns a heading when the receiver's own (dual-antenna) heading is the heading:
-    /// no magnetometer.
-    public func fix(parsed: Location?, output: Location?, monotonicNanos: Int64?) -> HeadingReport? {
-        var report: HeadingReport?
-        if let parsed, let r = vehicle?.fix(parsed, monotonicNanos: monotonicNanos).report {
-            lastHeading = r
-            headingsEmitted += 1
-            report = r
-        }
-        if let l = output, heading != nil, l.latitudeDegrees != nil, l.mode == .twoD || l.mode == .threeD {
-            heading?.update(location: l)
-            if let f = heading?.fieldElements { refiner?.referenceFieldMicrotesla = f.totalNanotesla / 1000 }
-        }
-        return report
+    /// A receiver fix as parsed, handed over once (not a dead-reckoned fix: the vehicle estimator uses the
+    /// receiver's own course and speed). Returns a heading when the receiver's own (dual-antenna) heading is the
+    /// heading: no magnetometer. (Two methods rather than one taking optionals: wrapping a fix in an optional and
+    /// unwrapping it again copied its 496 bytes each time.)
+    public func fix(parsed: Location, monotonicNanos: Int64?) -> HeadingReport? {
+        guard let vehicle, let r = vehicle.fix(parsed, monotonicNanos: monotonicNanos).report else { return nil }
+        lastHeading = r
+        headingsEmitted += 1
+        return r
+    }
+
+    /// The fix as the pipeline outputs it, handed over once: its position sets the magnetic model for true north
+    /// and the background calibration's expected field strength.
+    public func fix(output l: Location) {
+        guard heading != nil, l.latitudeDegrees != nil, l.mode == .twoD || l.mode == .threeD else { return }
+        heading?.update(location: l)
+        if let f = heading?.fieldElements { refiner?.referenceFieldMicrotesla = f.totalNanotesla / 1000 }
     }
 
     /// A heading source went down: the last valid heading, now reported invalid (accuracy −1, Core Location's

@@ -166,7 +166,7 @@ public final class Pipeline {
 
     private func processMotion(_ sample: MotionSample, _ event: SensorEvent) {
         if let fix = smoothing.motion(sample, monotonicNanos: event.monotonicNanos) {
-            _ = heading.fix(parsed: nil, output: fix, monotonicNanos: event.monotonicNanos)
+            heading.fix(output: fix)
             emit(.fix(fix))
         }
         let h = heading.motion(sample, monotonicNanos: event.monotonicNanos, sampleTimeSeconds: event.sampleTimeSeconds)
@@ -175,14 +175,21 @@ public final class Pipeline {
         if let r = h.report { emit(.heading(r, accelerationMetersPerSecondSquared: h.accelerationMetersPerSecondSquared)) }
     }
 
-    /// A receiver fix (or a no-fix epoch): through the smoothing stage, then to the heading stage once, as parsed
-    /// (vehicle heading) and as output (magnetic model). The two stages share no state, so the order of the calls
-    /// does not matter; the heading is emitted before the fix.
+    /// A receiver fix (or a no-fix epoch): to the heading stage as parsed (vehicle heading), through the smoothing
+    /// stage, then to the heading stage as output (magnetic model). The two stages share no state, so the order of
+    /// the calls does not matter; the heading is emitted before the fix. With smoothing off the fix goes straight on
+    /// (the stage would hand it back unchanged, after copying it four times).
     private func receiverFix(_ fix: Location) {
-        let out = smoothing.fix(fix, monotonicNanos: currentMonotonicNanos)
-        if let r = heading.fix(parsed: fix, output: out, monotonicNanos: currentMonotonicNanos) {
-            emit(.heading(r, accelerationMetersPerSecondSquared: nil))
+        let report = heading.fix(parsed: fix, monotonicNanos: currentMonotonicNanos)
+        guard smoothing.enabled else {
+            heading.fix(output: fix)
+            if let report { emit(.heading(report, accelerationMetersPerSecondSquared: nil)) }
+            emit(.fix(fix))
+            return
         }
+        let out = smoothing.fix(fix, monotonicNanos: currentMonotonicNanos)
+        if let out { heading.fix(output: out) }
+        if let report { emit(.heading(report, accelerationMetersPerSecondSquared: nil)) }
         if let jump = smoothing.pendingTimeJump {
             services?.timeBaseChanged()
             // Derived from the data alone, so a replay announces it exactly as the live session did.

@@ -77,7 +77,8 @@ public final class SmoothingStage {
     /// Stored directly, not as an Optional: reading one field through `smoother?.` copied the whole smoother (its
     /// error-structure ring is ~4.5 KB) on every fix: a quarter of a replay's instructions went to memcpy.
     private var smoother: PositionSmoother
-    private let enabled: Bool
+    /// False with smoothing off: `fix(_:monotonicNanos:)` then hands every fix on as it is.
+    public let enabled: Bool
     /// Time base for inertial samples: the monotonic time of the event that carried the last smoothed fix, and its UTC.
     private var lastFixMonotonicNanos: Int64?
     private var lastSmoothedFixTime: Timestamp?
