@@ -251,7 +251,7 @@ public final class NMEAStage {
     /// UBX epoch in progress is older than a standby, that standby waits (the UBX epoch is output first).
     private func resolveStandbys(_ s: Stream, _ out: (Output) -> Void) {
         guard s.standbys.count > 1 else { return }
-        let open = s.ubx.openSolutionTime?.nanosecondsSince1970   // output goes on: the UBX epoch stays as it is
+        let open = s.ubx.openSolutionTime()?.nanosecondsSince1970   // output goes on: the UBX epoch stays as it is
         while s.standbys.count > 1 {
             let ts = s.standbys[0].nanos
             if s.standbys.count <= Stream.standbysWaitingAtMost, let open, open < ts - Self.sameEpochNanos { return }

@@ -217,7 +217,9 @@ public struct UBXEpochAssembler: Sendable {
     public mutating func finish(_ emit: (Output) -> Void) { flush(emit) }
 
     /// The time of the epoch in progress when it holds a navigation solution (it is output when the epoch ends).
-    public var openSolutionTime: Timestamp? {
+    /// (Mutating though it changes nothing: read as a property of the NMEA stage's stream, a getter copied the whole
+    /// assembler, 1.6 KB, for every NMEA cycle of a mixed stream.)
+    public mutating func openSolutionTime() -> Timestamp? {
         epochOpen && epoch.hasSolution ? Self.epochTime(epoch, week: week, leapSeconds: leapSeconds) : nil
     }
 
