@@ -59,15 +59,23 @@ public struct EpochAssembler: Sendable {
         var hasContent = false
     }
 
-    // Current cycle.
-    private var cycle = Cycle()
+    // The current cycle, and the cycle as it was when emitted early (learned end of cycle), so a late position of
+    // the same time completes it instead of starting a partial duplicate. Two slots: keeping the emitted cycle and
+    // going back to it change which slot is current, where a stored copy took four copies of the cycle's 516 bytes
+    // per NMEA epoch.
+    private var cycleSlot0 = Cycle()
+    private var cycleSlot1 = Cycle()
+    private var currentCycleSlot = 0
+    /// The other slot holds the cycle emitted early (while `emittedCurrent`).
+    private var hasEmittedCycle = false
+    private var cycle: Cycle {
+        _read { if currentCycleSlot == 0 { yield cycleSlot0 } else { yield cycleSlot1 } }
+        _modify { if currentCycleSlot == 0 { yield &cycleSlot0 } else { yield &cycleSlot1 } }
+    }
     private var cycleTime: NMEATime?
     private var sky = SkyAssembler()
     private var lastSky: [SatelliteInfo] = []
     private var emittedCurrent = false
-    /// The cycle as it was when emitted early (learned end of cycle), so a late sentence of the same time
-    /// completes it instead of starting a partial duplicate.
-    private var emittedCycle: Cycle?
     /// The fix dimension the receiver last stated (GSA, or GGA/GNS altitude), carried into cycles whose
     /// sentences (RMC, GLL) cannot state it.
     private var lastDimension: FixMode?
@@ -130,7 +138,7 @@ public struct EpochAssembler: Sendable {
                 // continue the emitted cycle so the next emission is complete rather than a partial duplicate.
                 ender = 0
                 enderConfirmations = 0
-                if let saved = emittedCycle { cycle = saved }
+                if hasEmittedCycle { currentCycleSlot ^= 1; hasEmittedCycle = false }
                 emittedCurrent = false
             }
             if t.fractionDigits > cycle.location.timeFractionDigits { cycle.location.timeFractionDigits = t.fractionDigits }
@@ -147,8 +155,7 @@ public struct EpochAssembler: Sendable {
         }
         lastKey = key
         if settings.emitOnCycleEnd && ender != 0 && key == ender && cycleTime != nil && !emittedCurrent {
-            emittedCycle = cycle
-            flush(emit)
+            flush(emit, keepingCycle: true)
             emittedCurrent = true
         }
     }
@@ -287,8 +294,12 @@ public struct EpochAssembler: Sendable {
         dateTimeOfDay = timeOfDay
     }
 
-    private mutating func flush(_ emit: (EpochOutput) -> Void) {
-        defer { reset() }
+    /// Emits the cycle and starts the next. `keepingCycle`: the emitted cycle is kept (in the other slot).
+    private mutating func flush(_ emit: (EpochOutput) -> Void, keepingCycle: Bool = false) {
+        defer {
+            if keepingCycle { currentCycleSlot ^= 1; hasEmittedCycle = true }
+            reset()
+        }
         if let n = pendingNotice { pendingNotice = nil; emit(.notice(n)) }
         guard cycle.hasContent else { return }
         var location = cycle.location
