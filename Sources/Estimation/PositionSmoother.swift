@@ -127,6 +127,9 @@ public struct PositionSmoother: Sendable {
     public let settings: Settings
     public internal(set) var frame: LocalTangentFrame?
     var kf = KalmanFilter()
+    /// `process(fix:)`'s copy of the filter for the reported speed and course (used within one call; stored, not a
+    /// local optional: each `reported!.` step copied the 633-byte filter out and back).
+    var reportedFilter = KalmanFilter()
     public internal(set) var time: Timestamp?
     var lastFixWasLeapSecond = false
     public internal(set) var isStationary = false
@@ -320,12 +323,13 @@ public struct PositionSmoother: Sendable {
         // t − c·dt, or after the position update that follows it, is either a moment old or pulled by the position's
         // noise (MTV-2's course within-share 0.57 with either, 0.79 this way and 0.83 without the time tag).
         let shift = velocityShift(fix: fix, dt: dt)
-        var reported: KalmanFilter? = nil
+        var reported = false   // `reportedFilter` holds the copy
         if shift > 0 {
-            reported = kf
-            reported!.velocityOnly = true
-            reported!.predict(dt: dt, accelerationDensity: settings.accelerationNoiseDensity,
-                              biasTimeConstant: settings.correlatedErrorTimeConstantSeconds, biasVariance: modelledBiasVariance)
+            reportedFilter = kf
+            reportedFilter.velocityOnly = true
+            reportedFilter.predict(dt: dt, accelerationDensity: settings.accelerationNoiseDensity,
+                                   biasTimeConstant: settings.correlatedErrorTimeConstantSeconds, biasVariance: modelledBiasVariance)
+            reported = true
             propagate(dt: dt - shift, at: t)
         } else {
             propagate(dt: dt, at: t)
@@ -335,7 +339,7 @@ public struct PositionSmoother: Sendable {
         if dt > 1, !isStationary { openAfterGap(dt: dt) }
         if shift > 0 {
             if isStationary {
-                reported = nil
+                reported = false
             } else {
                 velocityUpdate(fix: fix, role: .positionFilter)
             }
@@ -394,14 +398,14 @@ public struct PositionSmoother: Sendable {
         if isStationary {
             zeroVelocityUpdate()
             lastOutcome = .held
-        } else if reported != nil {
+        } else if reported {
             // Speed and course: the copy takes the same position update, then the velocity update at t (learning the
             // velocity's noise and the prior's share from it, as without the time tag). Three copies of a 633-byte
             // filter (the copy updated in place, the own filter set aside and put back), not seven (a bound copy
             // and two swaps).
-            reported!.update((z.east, z.north), a: (0, 1), b: (4, 5), r: r, rTrue: fittedWhite.map { ($0, 0, 0, $0) })
+            reportedFilter.update((z.east, z.north), a: (0, 1), b: (4, 5), r: r, rTrue: fittedWhite.map { ($0, 0, 0, $0) })
             let own = kf
-            kf = reported!
+            kf = reportedFilter
             velocityUpdate(fix: fix, role: .reported)
             outputVelocity = (kf.x[2], kf.x[3], kf[2, 2], kf[2, 3], kf[3, 3])
             kf = own
