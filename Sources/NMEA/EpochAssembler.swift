@@ -62,16 +62,12 @@ public struct EpochAssembler: Sendable {
     // The current cycle, and the cycle as it was when emitted early (learned end of cycle), so a late position of
     // the same time completes it instead of starting a partial duplicate. Two slots: keeping the emitted cycle and
     // going back to it change which slot is current, where a stored copy took four copies of the cycle's 516 bytes
-    // per NMEA epoch.
-    private var cycleSlot0 = Cycle()
-    private var cycleSlot1 = Cycle()
-    private var currentCycleSlot = 0
+    // per NMEA epoch. (Used as `cycles[slot]`, which addresses the element in place: a computed `cycle` property
+    // choosing between two stored ones copied the cycle at every read.)
+    private var cycles = InlineArray<2, Cycle>(repeating: Cycle())
+    private var slot = 0
     /// The other slot holds the cycle emitted early (while `emittedCurrent`).
     private var hasEmittedCycle = false
-    private var cycle: Cycle {
-        _read { if currentCycleSlot == 0 { yield cycleSlot0 } else { yield cycleSlot1 } }
-        _modify { if currentCycleSlot == 0 { yield &cycleSlot0 } else { yield &cycleSlot1 } }
-    }
     private var cycleTime: NMEATime?
     private var sky = SkyAssembler()
     private var lastSky: [SatelliteInfo] = []
@@ -129,24 +125,24 @@ public struct EpochAssembler: Sendable {
                 flush(emit)  // after an early end-of-cycle emission this holds only late sky data
                 emittedCurrent = false
                 cycleTime = t
-                cycle.location.receiveTime = receiveTime
+                cycles[slot].location.receiveTime = receiveTime
             } else if cycleTime == nil {
                 cycleTime = t
-                cycle.location.receiveTime = receiveTime
+                cycles[slot].location.receiveTime = receiveTime
             } else if emittedCurrent && positional {
                 // A position for an already-emitted time: the learned end of cycle was wrong. Relearn, and
                 // continue the emitted cycle so the next emission is complete rather than a partial duplicate.
                 ender = 0
                 enderConfirmations = 0
-                if hasEmittedCycle { currentCycleSlot ^= 1; hasEmittedCycle = false }
+                if hasEmittedCycle { slot ^= 1; hasEmittedCycle = false }
                 emittedCurrent = false
             }
-            if t.fractionDigits > cycle.location.timeFractionDigits { cycle.location.timeFractionDigits = t.fractionDigits }
+            if t.fractionDigits > cycles[slot].location.timeFractionDigits { cycles[slot].location.timeFractionDigits = t.fractionDigits }
         }
 
         merge(parsed.sentence, talker: talker)
-        cycle.hasContent = true
-        if positional { cycle.hasPosition = true }
+        cycles[slot].hasContent = true
+        if positional { cycles[slot].hasPosition = true }
 
         var key = UInt64(parsed.type?.code ?? 0) << 16 | UInt64(talker.first) << 8 | UInt64(talker.second)
         if case .gsv(let g) = parsed.sentence {
@@ -162,7 +158,7 @@ public struct EpochAssembler: Sendable {
 
     /// The time of day (ns) of the cycle in progress when it holds a position not yet emitted, else nil.
     public var pendingPositionTimeOfDayNanos: Int64? {
-        cycle.hasPosition && !emittedCurrent ? cycleTime?.nanosecondOfDay : nil
+        cycles[slot].hasPosition && !emittedCurrent ? cycleTime?.nanosecondOfDay : nil
     }
 
     /// End of stream: emits whatever the last cycle holds.
@@ -189,71 +185,71 @@ public struct EpochAssembler: Sendable {
             // Quality 0 is no fix. Some receivers (Hemisphere) keep quality 1 with zero satellites while they have
             // lost the fix: gpsd treats that as no fix too. Dead reckoning (6) legitimately uses no satellites.
             if s.qualityIndicator == 0 || (s.satellitesUsed == 0 && s.qualityIndicator != 6) {
-                cycle.positionInvalid = true; return
+                cycles[slot].positionInvalid = true; return
             }
-            cycle.hasAltitudeSource = true
+            cycles[slot].hasAltitudeSource = true
             setPosition(s.latitudeDegrees, s.longitudeDegrees)
             if s.latitudeDegrees == nil { return }
-            if let q = s.quality { cycle.location.quality = q; cycle.qualityFromGGA = true }
-            if let a = s.altitudeMSLMeters { cycle.location.altitudeMSLMeters = a }
-            if let g = s.geoidSeparationMeters { cycle.location.geoidSeparationMeters = g }
-            if let a = s.altitudeMSLMeters, let g = s.geoidSeparationMeters { cycle.location.altitudeEllipsoidMeters = a + g }
-            if let n = s.satellitesUsed { cycle.location.satellitesUsed = n }
-            if let h = s.hdop { cycle.location.hdop = h }
-            if let a = s.dgpsAgeSeconds { cycle.location.dgpsAgeSeconds = a }
-            if let st = s.dgpsStation { cycle.location.dgpsStation = st }
+            if let q = s.quality { cycles[slot].location.quality = q; cycles[slot].qualityFromGGA = true }
+            if let a = s.altitudeMSLMeters { cycles[slot].location.altitudeMSLMeters = a }
+            if let g = s.geoidSeparationMeters { cycles[slot].location.geoidSeparationMeters = g }
+            if let a = s.altitudeMSLMeters, let g = s.geoidSeparationMeters { cycles[slot].location.altitudeEllipsoidMeters = a + g }
+            if let n = s.satellitesUsed { cycles[slot].location.satellitesUsed = n }
+            if let h = s.hdop { cycles[slot].location.hdop = h }
+            if let a = s.dgpsAgeSeconds { cycles[slot].location.dgpsAgeSeconds = a }
+            if let st = s.dgpsStation { cycles[slot].location.dgpsStation = st }
         case .rmc(let s):
             if let d = s.date, let t = s.time { setDate(resolve(d), timeOfDay: t.nanosecondOfDay) }
-            if s.valid == false || s.mode == .notValid { cycle.positionInvalid = true; return }
+            if s.valid == false || s.mode == .notValid { cycles[slot].positionInvalid = true; return }
             setPosition(s.latitudeDegrees, s.longitudeDegrees)
-            if let k = s.speedKnots { cycle.location.speedMetersPerSecond = k * 0.514_444_444_444_444_5 }
-            if let c = s.courseTrueDegrees { cycle.location.courseDegrees = Angle.normalizedDegrees(c) }
-            if let v = s.magneticVariationDegrees { cycle.location.magneticVariationDegrees = v }
-            if !cycle.qualityFromGGA, let q = s.mode?.quality { cycle.location.quality = q }
+            if let k = s.speedKnots { cycles[slot].location.speedMetersPerSecond = k * 0.514_444_444_444_444_5 }
+            if let c = s.courseTrueDegrees { cycles[slot].location.courseDegrees = Angle.normalizedDegrees(c) }
+            if let v = s.magneticVariationDegrees { cycles[slot].location.magneticVariationDegrees = v }
+            if !cycles[slot].qualityFromGGA, let q = s.mode?.quality { cycles[slot].location.quality = q }
         case .gll(let s):
-            if s.valid == false || s.mode == .notValid { cycle.positionInvalid = true; return }
+            if s.valid == false || s.mode == .notValid { cycles[slot].positionInvalid = true; return }
             setPosition(s.latitudeDegrees, s.longitudeDegrees)
-            if !cycle.qualityFromGGA, let q = s.mode?.quality { cycle.location.quality = q }
+            if !cycles[slot].qualityFromGGA, let q = s.mode?.quality { cycles[slot].location.quality = q }
         case .gns(let s):
-            if s.modes.count > 0 && s.bestMode == .notValid { cycle.positionInvalid = true; return }
-            cycle.hasAltitudeSource = true
+            if s.modes.count > 0 && s.bestMode == .notValid { cycles[slot].positionInvalid = true; return }
+            cycles[slot].hasAltitudeSource = true
             setPosition(s.latitudeDegrees, s.longitudeDegrees)
             if s.latitudeDegrees == nil { return }
-            if let a = s.altitudeMSLMeters { cycle.location.altitudeMSLMeters = a }
-            if let g = s.geoidSeparationMeters { cycle.location.geoidSeparationMeters = g }
-            if let a = s.altitudeMSLMeters, let g = s.geoidSeparationMeters { cycle.location.altitudeEllipsoidMeters = a + g }
-            if cycle.location.satellitesUsed == nil, let n = s.satellitesUsed { cycle.location.satellitesUsed = n }
-            if cycle.location.hdop == nil, let h = s.hdop { cycle.location.hdop = h }
-            if !cycle.qualityFromGGA, let q = s.bestMode?.quality { cycle.location.quality = q }
+            if let a = s.altitudeMSLMeters { cycles[slot].location.altitudeMSLMeters = a }
+            if let g = s.geoidSeparationMeters { cycles[slot].location.geoidSeparationMeters = g }
+            if let a = s.altitudeMSLMeters, let g = s.geoidSeparationMeters { cycles[slot].location.altitudeEllipsoidMeters = a + g }
+            if cycles[slot].location.satellitesUsed == nil, let n = s.satellitesUsed { cycles[slot].location.satellitesUsed = n }
+            if cycles[slot].location.hdop == nil, let h = s.hdop { cycles[slot].location.hdop = h }
+            if !cycles[slot].qualityFromGGA, let q = s.bestMode?.quality { cycles[slot].location.quality = q }
         case .vtg(let s):
             if s.mode == .notValid { return }
-            if let c = s.courseTrueDegrees { cycle.location.courseDegrees = Angle.normalizedDegrees(c) }
-            if let k = s.speedKnots { cycle.location.speedMetersPerSecond = k * 0.514_444_444_444_444_5 }
-            else if let kmh = s.speedKilometersPerHour { cycle.location.speedMetersPerSecond = kmh / 3.6 }
+            if let c = s.courseTrueDegrees { cycles[slot].location.courseDegrees = Angle.normalizedDegrees(c) }
+            if let k = s.speedKnots { cycles[slot].location.speedMetersPerSecond = k * 0.514_444_444_444_444_5 }
+            else if let kmh = s.speedKilometersPerHour { cycles[slot].location.speedMetersPerSecond = kmh / 3.6 }
         case .gsa(let s):
-            if let m = s.fixType, (1...3).contains(m) { cycle.gsaMode = max(cycle.gsaMode ?? 0, m) }
-            if let p = s.pdop { cycle.location.pdop = p }
-            if let h = s.hdop { cycle.location.hdop = h }
-            if let v = s.vdop { cycle.location.vdop = v }
+            if let m = s.fixType, (1...3).contains(m) { cycles[slot].gsaMode = max(cycles[slot].gsaMode ?? 0, m) }
+            if let p = s.pdop { cycles[slot].location.pdop = p }
+            if let h = s.hdop { cycles[slot].location.hdop = h }
+            if let v = s.vdop { cycles[slot].location.vdop = v }
             sky.add(s, talker: talker)
         case .gsv(let s):
             sky.add(s, talker: talker)
         case .gst(let s):
-            if let v = s.latitudeErrorMeters { cycle.location.latitudeErrorMeters = v }
-            if let v = s.longitudeErrorMeters { cycle.location.longitudeErrorMeters = v }
-            if let v = s.altitudeErrorMeters { cycle.location.altitudeErrorMeters = v }
+            if let v = s.latitudeErrorMeters { cycles[slot].location.latitudeErrorMeters = v }
+            if let v = s.longitudeErrorMeters { cycles[slot].location.longitudeErrorMeters = v }
+            if let v = s.altitudeErrorMeters { cycles[slot].location.altitudeErrorMeters = v }
         case .gbs(let s):
-            if cycle.location.latitudeErrorMeters == nil, let v = s.latitudeErrorMeters { cycle.location.latitudeErrorMeters = v }
-            if cycle.location.longitudeErrorMeters == nil, let v = s.longitudeErrorMeters { cycle.location.longitudeErrorMeters = v }
-            if cycle.location.altitudeErrorMeters == nil, let v = s.altitudeErrorMeters { cycle.location.altitudeErrorMeters = v }
+            if cycles[slot].location.latitudeErrorMeters == nil, let v = s.latitudeErrorMeters { cycles[slot].location.latitudeErrorMeters = v }
+            if cycles[slot].location.longitudeErrorMeters == nil, let v = s.longitudeErrorMeters { cycles[slot].location.longitudeErrorMeters = v }
+            if cycles[slot].location.altitudeErrorMeters == nil, let v = s.altitudeErrorMeters { cycles[slot].location.altitudeErrorMeters = v }
         case .zda(let s):
             if let d = s.day, let m = s.month, let y = s.year, let t = s.time {
                 setDate(resolve(NMEADate(day: d, month: m, year: y, twoDigitYear: y < 100)), timeOfDay: t.nanosecondOfDay)
             }
         case .hdt(let s):
-            if let h = s.headingTrueDegrees { cycle.location.receiverHeadingDegrees = Angle.normalizedDegrees(h) }
+            if let h = s.headingTrueDegrees { cycles[slot].location.receiverHeadingDegrees = Angle.normalizedDegrees(h) }
         case .ths(let s):
-            if s.mode != 0x56, let h = s.headingTrueDegrees { cycle.location.receiverHeadingDegrees = Angle.normalizedDegrees(h) }
+            if s.mode != 0x56, let h = s.headingTrueDegrees { cycles[slot].location.receiverHeadingDegrees = Angle.normalizedDegrees(h) }
         case .hdg, .hdm, .rot, .dtm, .txt, .proprietary, .unsupported:
             break
         }
@@ -261,9 +257,9 @@ public struct EpochAssembler: Sendable {
 
     private mutating func setPosition(_ lat: Double?, _ lon: Double?) {
         guard let lat, let lon else { return }
-        cycle.location.latitudeDegrees = lat
-        cycle.location.longitudeDegrees = lon
-        cycle.positionValid = true
+        cycles[slot].location.latitudeDegrees = lat
+        cycles[slot].location.longitudeDegrees = lon
+        cycles[slot].positionValid = true
     }
 
     /// Resolves a receiver date; a change in the rollover correction (a receiver that starts or stops reporting
@@ -297,12 +293,12 @@ public struct EpochAssembler: Sendable {
     /// Emits the cycle and starts the next. `keepingCycle`: the emitted cycle is kept (in the other slot).
     private mutating func flush(_ emit: (EpochOutput) -> Void, keepingCycle: Bool = false) {
         defer {
-            if keepingCycle { currentCycleSlot ^= 1; hasEmittedCycle = true }
+            if keepingCycle { slot ^= 1; hasEmittedCycle = true }
             reset()
         }
         if let n = pendingNotice { pendingNotice = nil; emit(.notice(n)) }
-        guard cycle.hasContent else { return }
-        var location = cycle.location
+        guard cycles[slot].hasContent else { return }
+        var location = cycles[slot].location
         if sky.changed {
             var report = sky.report()
             report.hdop = location.hdop
@@ -324,16 +320,16 @@ public struct EpochAssembler: Sendable {
                 emit(.sky(report))
             }
         }
-        guard cycle.hasPosition || (cycle.gsaMode != nil && !emittedCurrent) else { return }
+        guard cycles[slot].hasPosition || (cycles[slot].gsaMode != nil && !emittedCurrent) else { return }
         if let t = cycleTime {
             location.time = timestamp(for: t)
             location.isLeapSecond = t.nanosecondOfDay >= 86_400_000_000_000
         }
-        if cycle.positionValid {
-            if let g = cycle.gsaMode, g >= 2 { location.mode = g == 3 ? .threeD : .twoD }
-            else if cycle.hasAltitudeSource { location.mode = location.altitudeMSLMeters != nil ? .threeD : .twoD }
+        if cycles[slot].positionValid {
+            if let g = cycles[slot].gsaMode, g >= 2 { location.mode = g == 3 ? .threeD : .twoD }
+            else if cycles[slot].hasAltitudeSource { location.mode = location.altitudeMSLMeters != nil ? .threeD : .twoD }
             else { location.mode = lastDimension ?? .twoD }
-            if cycle.gsaMode != nil || cycle.hasAltitudeSource { lastDimension = location.mode }
+            if cycles[slot].gsaMode != nil || cycles[slot].hasAltitudeSource { lastDimension = location.mode }
             if location.quality == .unknown { location.quality = .gps }
             var carriedHDOP: Double?
             if let h = location.hdop {
@@ -345,7 +341,7 @@ public struct EpochAssembler: Sendable {
             computeAccuracy(&location, carriedHDOP: carriedHDOP)
         } else {
             location = Self.noFix(from: location)
-            location.mode = (cycle.positionInvalid || cycle.gsaMode == 1) ? .noFix : .unknown
+            location.mode = (cycles[slot].positionInvalid || cycles[slot].gsaMode == 1) ? .noFix : .unknown
         }
         emit(.fix(location))
     }
@@ -387,8 +383,8 @@ public struct EpochAssembler: Sendable {
     }
 
     private mutating func reset() {
-        cycle = Cycle()
-        if let t = cycleTime { cycle.location.timeFractionDigits = t.fractionDigits }
+        cycles[slot] = Cycle()
+        if let t = cycleTime { cycles[slot].location.timeFractionDigits = t.fractionDigits }
         sky.startEpoch()
     }
 }
