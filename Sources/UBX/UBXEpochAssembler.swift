@@ -38,6 +38,9 @@ public struct UBXEpochAssembler: Sendable {
         var hnr: HnrPVT? { didSet { hasSolution = true } }
         /// A navigation solution (NAV-PVT, NAV-SOL, NAV-POSLLH, NAV-HPPOSLLH, NAV-(HP)POSECEF or HNR-PVT) was set.
         private(set) var hasSolution = false
+
+        /// An empty epoch (no memberwise initialiser: one setting a solution message would bypass `hasSolution`).
+        init(iTOW: UInt32) { self.iTOW = iTOW }
     }
 
     /// The epoch in progress, when `epochOpen`. Stored in place (not as an Optional): each message's struct is
