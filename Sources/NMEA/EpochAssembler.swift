@@ -65,9 +65,8 @@ public struct EpochAssembler: Sendable {
     // per NMEA epoch. (Used as `cycles[slot]`, which addresses the element in place: a computed `cycle` property
     // choosing between two stored ones copied the cycle at every read.)
     private var cycles = InlineArray<2, Cycle>(repeating: Cycle())
+    /// The current cycle's slot; while `emittedCurrent`, the other slot holds the cycle emitted early.
     private var slot = 0
-    /// The other slot holds the cycle emitted early (while `emittedCurrent`).
-    private var hasEmittedCycle = false
     private var cycleTime: NMEATime?
     private var sky = SkyAssembler()
     private var lastSky: [SatelliteInfo] = []
@@ -134,7 +133,7 @@ public struct EpochAssembler: Sendable {
                 // continue the emitted cycle so the next emission is complete rather than a partial duplicate.
                 ender = 0
                 enderConfirmations = 0
-                if hasEmittedCycle { slot ^= 1; hasEmittedCycle = false }
+                slot ^= 1   // back to the emitted cycle (`emittedCurrent` is set only by a flush that kept it)
                 emittedCurrent = false
             }
             if t.fractionDigits > cycles[slot].location.timeFractionDigits { cycles[slot].location.timeFractionDigits = t.fractionDigits }
@@ -293,7 +292,7 @@ public struct EpochAssembler: Sendable {
     /// Emits the cycle and starts the next. `keepingCycle`: the emitted cycle is kept (in the other slot).
     private mutating func flush(_ emit: (EpochOutput) -> Void, keepingCycle: Bool = false) {
         defer {
-            if keepingCycle { slot ^= 1; hasEmittedCycle = true }
+            if keepingCycle { slot ^= 1 }
             reset()
         }
         if let n = pendingNotice { pendingNotice = nil; emit(.notice(n)) }
