@@ -110,7 +110,7 @@ extension PositionSmoother {
     /// The correlated error decays towards zero with its time constant.
     mutating func propagate(dt: Double, at t: Timestamp, deadReckoning: Bool = false) {
         guard dt > 0 else { return }
-        velocityErrorCovariance = nil   // until the next velocity update: the filter's own from here
+        velocityLearning.errorCovariance = nil   // until the next velocity update: the filter's own from here
         let s = settings
         var u: (Double, Double, Double, Double)? = nil
         var qd = s.accelerationNoiseDensity
@@ -137,8 +137,8 @@ extension PositionSmoother {
         // that and the reported velocity's (`velocityPriorScale`, whose prior misses the time tag): with no fix to
         // correct it, the longer outage is the vehicle's manoeuvres, which a share learned while cruising
         // underestimates (the outage receiver's 20–30 s band: within 0.59 with the filter's own alone, 0.70 with the larger).
-        let own = processPriorCount > 0 ? Swift.min(1, processPriorScale) : 1
-        let reported = velocityPriorCount > 0 ? Swift.min(1, velocityPriorScale) : 1
+        let own = velocityLearning.processPriorCount > 0 ? Swift.min(1, velocityLearning.processPriorScale) : 1
+        let reported = velocityLearning.priorCount > 0 ? Swift.min(1, velocityLearning.priorScale) : 1
         kf.trueProcessScale = deadReckoning ? Swift.max(own, reported) : own
         kf.predict(dt: dt, accelerationDensity: qd, biasTimeConstant: s.correlatedErrorTimeConstantSeconds,
                    biasVariance: modelledBiasVariance, u: u)
@@ -521,20 +521,44 @@ extension PositionSmoother {
 
     /// `role`: which of the smoother's velocity statistics this update's innovation teaches (`VelocityRole`).
     mutating func velocityUpdate(fix: Location, role: VelocityRole = .both) {
-        let s = settings
+        // The settings read field by field (`let s = settings` copied all 246 bytes of them), and the update run on the
+        // filter in place through a static function: the reported copy's update once swapped the two 633-byte
+        // filters in and out.
+        let s = VelocitySettings(useVelocity: settings.useVelocity,
+                                 minimumSpeedForCourse: settings.minimumSpeedForCourseMetersPerSecond,
+                                 speedSigma: settings.speedSigmaMetersPerSecond, courseSigmaDegrees: settings.courseSigmaDegrees,
+                                 gate: settings.velocityGateChiSquare, adaptiveWeight: settings.adaptiveWeight)
+        let rt = dopplerCount >= 30 && dopplerNoiseRobust.isFinite ? dopplerNoiseRobust : nil
+        if role == .reported {
+            Self.velocityUpdate(fix: fix, role: role, settings: s, dopplerNoise: rt, filter: &reportedFilter,
+                                learning: &velocityLearning)
+        } else {
+            Self.velocityUpdate(fix: fix, role: role, settings: s, dopplerNoise: rt, filter: &kf, learning: &velocityLearning)
+        }
+    }
+
+    struct VelocitySettings {
+        var useVelocity: Bool, minimumSpeedForCourse: Double, speedSigma: Double, courseSigmaDegrees: Double
+        var gate: Double, adaptiveWeight: Double
+    }
+
+    /// The velocity update on `kf` (the position filter, or the reported copy): `dopplerNoise` is the receiver's
+    /// learned velocity noise (`dopplerNoiseRobust`) once it is known.
+    static func velocityUpdate(fix: Location, role: VelocityRole, settings s: VelocitySettings, dopplerNoise: Double?,
+                               filter kf: inout KalmanFilter, learning: inout VelocityLearning) {
         guard s.useVelocity, let sp = fix.speedMetersPerSecond, sp.isFinite, sp >= 0 else { return }
-        guard let c = fix.courseDegrees, c.isFinite, sp >= s.minimumSpeedForCourseMetersPerSecond else {
+        guard let c = fix.courseDegrees, c.isFinite, sp >= s.minimumSpeedForCourse else {
             // Below the course threshold the speed still says the velocity is small: each axis within the speed
             // (and its σ) of zero. This stops the estimate with the vehicle instead of letting it coast into a stop.
-            let ss = fix.speedAccuracyMetersPerSecond ?? s.speedSigmaMetersPerSecond
+            let ss = fix.speedAccuracyMetersPerSecond ?? s.speedSigma
             let v = sp * sp + ss * ss
-            if kf.innovation((0, 0), a: (2, 3), b: (-1, -1), r: (v, 0, 0, v)).nis <= s.velocityGateChiSquare {
+            if kf.innovation((0, 0), a: (2, 3), b: (-1, -1), r: (v, 0, 0, v)).nis <= s.gate {
                 kf.update((0, 0), a: (2, 3), b: (-1, -1), r: (v, 0, 0, v))
             }
             return
         }
         let rad = c * .pi / 180
-        let ss = fix.speedAccuracyMetersPerSecond ?? s.speedSigmaMetersPerSecond
+        let ss = fix.speedAccuracyMetersPerSecond ?? s.speedSigma
         let sc = (fix.courseAccuracyDegrees ?? s.courseSigmaDegrees) * .pi / 180 * sp
         // Along-track (sin c, cos c) and cross-track (cos c, −sin c) variances rotated into east/north.
         let a = (sin(rad), cos(rad)), x = (cos(rad), -sin(rad))
@@ -544,28 +568,28 @@ extension PositionSmoother {
         let ren = va * a.0 * a.1 + vx * x.0 * x.1
         let z = (sp * a.0, sp * a.1), r = (ree, ren, ren, rnn)
         let inn = kf.innovation(z, a: (2, 3), b: (-1, -1), r: r)
-        if inn.nis <= s.velocityGateChiSquare {
+        if inn.nis <= s.gate {
             // The prior's real share α: the velocity innovations' power beyond the learned noise Rₜ against the prior
             // variance the filter assumed (its acceleration noise is a bound for manoeuvres, not the vehicle's usual
             // motion); a running mean. The position filter's own (at the time tag, or at t when not shifted) is the
             // real-error covariance's process share; the reported velocity's is its accuracy's, below.
             let pm = (kf[2, 2] + kf[3, 3]) / 2
-            if dopplerCount >= 30, dopplerNoiseRobust.isFinite, pm > 0 {
-                let ratio = Swift.min(Swift.max(0, (inn.y.0 * inn.y.0 + inn.y.1 * inn.y.1) / 2 - dopplerNoiseRobust) / pm,
-                                      4 * s.velocityGateChiSquare)
+            if let rt = dopplerNoise, pm > 0 {
+                let ratio = Swift.min(Swift.max(0, (inn.y.0 * inn.y.0 + inn.y.1 * inn.y.1) / 2 - rt) / pm,
+                                      4 * s.gate)
                 func learn(_ scale: inout Double, _ count: inout Int) {
                     count += 1
                     scale += Swift.max(s.adaptiveWeight, 1 / Double(count)) * (ratio - scale)
                 }
-                if role != .reported { learn(&processPriorScale, &processPriorCount) }
-                if role != .positionFilter { learn(&velocityPriorScale, &velocityPriorCount) }
+                if role != .reported { learn(&learning.processPriorScale, &learning.processPriorCount) }
+                if role != .positionFilter { learn(&learning.priorScale, &learning.priorCount) }
             }
-            if role != .positionFilter, dopplerCount >= 30, dopplerNoiseRobust.isFinite {
+            if role != .positionFilter, let rt = dopplerNoise {
                 // What the speed and course accuracies report: the velocity's error after this update as it is, not
                 // as the filter assumes. The filter's gain K = P (P + R)⁻¹ (its assumed noise R) is kept; the error is
                 // (I − K) αP (I − K)ᵀ + K Rₜ Kᵀ with the receiver's learned velocity noise Rₜ, and αP the prior's
                 // real error (α as above).
-                let scale = Swift.min(1, velocityPriorScale)
+                let scale = Swift.min(1, learning.priorScale)
                 let p00 = kf[2, 2] * scale, p01 = kf[2, 3] * scale, p11 = kf[3, 3] * scale
                 let f00 = kf[2, 2], f01 = kf[2, 3], f11 = kf[3, 3]
                 let s00 = f00 + ree, s01 = f01 + ren, s11 = f11 + rnn
@@ -578,20 +602,18 @@ extension PositionSmoother {
                     // A P Aᵀ
                     let t00 = a00 * p00 + a01 * p01, t01 = a00 * p01 + a01 * p11
                     let t10 = a10 * p00 + a11 * p01, t11 = a10 * p01 + a11 * p11
-                    let rt = dopplerNoiseRobust
                     let e00 = t00 * a00 + t01 * a01 + rt * (k00 * k00 + k01 * k01)
                     let e01 = t00 * a10 + t01 * a11 + rt * (k00 * k10 + k01 * k11)
                     let e11 = t10 * a10 + t11 * a11 + rt * (k10 * k10 + k11 * k11)
-                    velocityErrorCovariance = (e00, e01, e11)
+                    learning.errorCovariance = (e00, e01, e11)
                 }
             }
-            let rt = dopplerCount >= 30 && dopplerNoiseRobust.isFinite ? dopplerNoiseRobust : nil
-            kf.update(z, a: (2, 3), b: (-1, -1), r: r, rTrue: rt.map { ($0, 0, 0, $0) })
+            kf.update(z, a: (2, 3), b: (-1, -1), r: r, rTrue: dopplerNoise.map { ($0, 0, 0, $0) })
         }
         if role != .positionFilter, inn.nis.isFinite {
-            velocityInnovations += 1
-            let w = Swift.max(s.adaptiveWeight, 1 / Double(velocityInnovations))
-            velocityConsistency += w * (Swift.min(inn.nis, 4 * s.velocityGateChiSquare) / 2 - velocityConsistency)
+            learning.innovations += 1
+            let w = Swift.max(s.adaptiveWeight, 1 / Double(learning.innovations))
+            learning.consistency += w * (Swift.min(inn.nis, 4 * s.gate) / 2 - learning.consistency)
         }
     }
 
@@ -805,7 +827,7 @@ extension PositionSmoother {
             if dopplerCount >= 10, pv * vInflate > dopplerNoise, pv > 0 { vInflate = dopplerNoise / pv }
             out.speedAccuracyMetersPerSecond = (pv * vInflate).squareRoot()
             // Right after a velocity update with a learned noise: its error covariance along the track.
-            if let c = velocityErrorCovariance, sp > 0 {
+            if let c = velocityLearning.errorCovariance, sp > 0 {
                 let ue = ve / sp, un = vn / sp
                 out.speedAccuracyMetersPerSecond = Swift.max(0, ue * ue * c.0 + 2 * ue * un * c.1 + un * un * c.2).squareRoot()
             }
@@ -816,7 +838,7 @@ extension PositionSmoother {
                 // Before the velocity noise is learned: the filter's own, inflated (only) when the velocity innovations
                 // are larger than predicted.
                 var across = (ue * ue * ov.cee + 2 * ue * un * ov.cen + un * un * ov.cnn) * Swift.max(1, velocityConsistency)
-                if let c = velocityErrorCovariance { across = ue * ue * c.0 + 2 * ue * un * c.1 + un * un * c.2 }
+                if let c = velocityLearning.errorCovariance { across = ue * ue * c.0 + 2 * ue * un * c.1 + un * un * c.2 }
                 out.courseAccuracyDegrees = min(180, atan2(Swift.max(0, across).squareRoot(), sp) * 180 / .pi)
             } else if fix.courseDegrees == nil {
                 out.courseDegrees = nil

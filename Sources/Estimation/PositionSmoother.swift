@@ -163,9 +163,12 @@ public struct PositionSmoother: Sendable {
     /// The receiver's total per-axis error variance as far as the evidence showed it at the last output
     /// (`ErrorStructure.Estimate.shown`: the claim, or more), m²; 0 before the first output.
     var shownTotal = 0.0
+    /// What the velocity updates learn (`VelocityLearning`): kept apart from the filters, so that one update can run
+    /// on either filter in place (`velocityUpdate(fix:role:)`).
+    var velocityLearning = VelocityLearning()
     /// Velocity consistency: running mean of the normalised velocity innovation (χ²/2, 1 when the filter's velocity
     /// covariance is right), for honest speed and course accuracies.
-    public internal(set) var velocityConsistency = 1.0
+    public var velocityConsistency: Double { velocityLearning.consistency }
     /// The same for the position innovations with the adapted noise: above 1, the filter's own covariance is too
     /// small for what its innovations show (model mismatch, e.g. lag in manoeuvres) and is scaled up in the accuracy.
     public internal(set) var positionConsistency = 1.0
@@ -181,24 +184,30 @@ public struct PositionSmoother: Sendable {
     var dopplerMedian = Double.nan
     /// The running median's step once 1/n has fallen to 5 % (n ≥ 20): e^0.05.
     static let medianStep = exp(0.05)
-    /// The velocity prior's real error against the filter's assumed one (the velocity innovations' power beyond
-    /// `dopplerNoiseRobust`, over the prior variance; a running mean).
-    public internal(set) var velocityPriorScale = 1.0
-    var velocityPriorCount = 0
-    /// The same for the position filter's own velocity prior (at the velocity's time tag when `velocityAtTimeTag`
-    /// applies, else the same innovations): the real-error covariance's share of the process noise.
-    var processPriorScale = 1.0
-    var processPriorCount = 0
+    /// The velocity prior's real error against the filter's assumed one (`VelocityLearning.priorScale`).
+    public var velocityPriorScale: Double { velocityLearning.priorScale }
     /// What a velocity update teaches. `.both`: the usual update (the filter's velocity is the one reported).
     /// With the velocity at its time tag (`velocityAtTimeTag`) the two are apart: `.positionFilter`, the update at the
     /// time tag, teaches only `processPriorScale`; `.reported`, the copy's update at t, teaches the reported velocity's
     /// statistics (`velocityPriorScale`, `velocityConsistency`) and its error covariance.
     enum VelocityRole { case both, positionFilter, reported }
-    /// The velocity's error covariance (ee, en, nn) after the last velocity update, with the learned velocity noise in
-    /// place of the filter's assumed one (the filter's gain kept): what its speed and course accuracies report.
-    var velocityErrorCovariance: (Double, Double, Double)?
+    struct VelocityLearning: Sendable {
+        /// Running mean of the normalised velocity innovation (`velocityConsistency`).
+        var consistency = 1.0
+        var innovations = 0
+        /// The velocity prior's real error against the filter's assumed one (the velocity innovations' power beyond
+        /// `dopplerNoiseRobust`, over the prior variance; a running mean).
+        var priorScale = 1.0
+        var priorCount = 0
+        /// The same for the position filter's own velocity prior (at the velocity's time tag when `velocityAtTimeTag`
+        /// applies, else the same innovations): the real-error covariance's share of the process noise.
+        var processPriorScale = 1.0
+        var processPriorCount = 0
+        /// The velocity's error covariance (ee, en, nn) after the last velocity update, with the learned velocity noise
+        /// in place of the filter's assumed one (the filter's gain kept): what its speed and course accuracies report.
+        var errorCovariance: (Double, Double, Double)?
+    }
     var positionInnovations = 0
-    var velocityInnovations = 0
     var stopSum: (east: Double, north: Double) = (0, 0)
     var stopStart: Timestamp?
     /// A stop left on the receiver's speed alone, kept until the next epochs show a start or a spike.
@@ -400,15 +409,12 @@ public struct PositionSmoother: Sendable {
             lastOutcome = .held
         } else if reported {
             // Speed and course: the copy takes the same position update, then the velocity update at t (learning the
-            // velocity's noise and the prior's share from it, as without the time tag). Three copies of a 633-byte
-            // filter (the copy updated in place, the own filter set aside and put back), not seven (a bound copy
-            // and two swaps).
+            // velocity's noise and the prior's share from it, as without the time tag). The copy is updated in
+            // place, the velocity update too (`velocityUpdate` runs on the filter its role names): no filter is copied.
             reportedFilter.update((z.east, z.north), a: (0, 1), b: (4, 5), r: r, rTrue: fittedWhite.map { ($0, 0, 0, $0) })
-            let own = kf
-            kf = reportedFilter
             velocityUpdate(fix: fix, role: .reported)
-            outputVelocity = (kf.x[2], kf.x[3], kf[2, 2], kf[2, 3], kf[3, 3])
-            kf = own
+            outputVelocity = (reportedFilter.x[2], reportedFilter.x[3], reportedFilter[2, 2], reportedFilter[2, 3],
+                              reportedFilter[3, 3])
             lastOutcome = .accepted
         } else {
             velocityUpdate(fix: fix)

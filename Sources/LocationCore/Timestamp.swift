@@ -3,7 +3,7 @@
 public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var nanosecondsSince1970: Int64
 
-    public init(nanosecondsSince1970: Int64) { self.nanosecondsSince1970 = nanosecondsSince1970 }
+    @inlinable public init(nanosecondsSince1970: Int64) { self.nanosecondsSince1970 = nanosecondsSince1970 }
 
     public init(secondsSince1970: Double) {
         self.nanosecondsSince1970 = Int64((secondsSince1970 * 1e9).rounded())
