@@ -7,8 +7,9 @@ import LocationCore
 
 extension PositionSmoother {
     /// Static (settings passed in): a method on the smoother, called from `process`, made Swift copy the whole
-    /// smoother (≈ 12 KB with the error-structure ring) onto the stack on every fix.
-    static func measurementSigmas(_ fix: Location, settings s: Settings) -> (Double, Double) {
+    /// smoother (≈ 12 KB with the error-structure ring) onto the stack on every fix. The three settings it reads are
+    /// passed, not the settings: passing `settings` copied all 246 bytes of them, here and in `claimedVariance`.
+    static func measurementSigmas(_ fix: Location, settings s: MeasurementSettings) -> (Double, Double) {
         var e: Double, n: Double
         if let a = fix.latitudeErrorMeters, let b = fix.longitudeErrorMeters, a > 0, b > 0, a.isFinite, b.isFinite {
             n = a; e = b
@@ -26,7 +27,7 @@ extension PositionSmoother {
     /// without `minimumMeasurementSigmaMeters`, which keeps the filter from trusting a fix absolutely but is not
     /// what the receiver claims (an RTK receiver claims about 1 cm; a 2 cm floor made its smoothed radius 1.4×
     /// too large). Nil when the fix states no accuracy of its own.
-    static func claimedVariance(_ fix: Location, settings s: Settings) -> Double? {
+    static func claimedVariance(_ fix: Location, settings s: MeasurementSettings) -> Double? {
         if let a = fix.latitudeErrorMeters, let b = fix.longitudeErrorMeters, a > 0, b > 0, a.isFinite, b.isFinite {
             return (a * a + b * b) / 2 * s.measurementNoiseScale * s.measurementNoiseScale
         } else if let h = fix.horizontalAccuracyMeters, h > 0, h.isFinite {
@@ -34,6 +35,15 @@ extension PositionSmoother {
             return e * e
         }
         return nil
+    }
+
+    struct MeasurementSettings {
+        var defaultMeasurementSigmaMeters: Double, minimumMeasurementSigmaMeters: Double, measurementNoiseScale: Double
+    }
+    var measurementSettings: MeasurementSettings {
+        MeasurementSettings(defaultMeasurementSigmaMeters: settings.defaultMeasurementSigmaMeters,
+                            minimumMeasurementSigmaMeters: settings.minimumMeasurementSigmaMeters,
+                            measurementNoiseScale: settings.measurementNoiseScale)
     }
 
     mutating func initialise(fix: Location, lat: Double, lon: Double, sigE: Double, sigN: Double, t: Timestamp) {
@@ -74,7 +84,7 @@ extension PositionSmoother {
         // none in the error state (what the receiver's error does not average is counted apart).
         kf.pt[0 * 6 + 0] = varE; kf.pt[1 * 6 + 1] = varN; kf.pt[2 * 6 + 2] = vv; kf.pt[3 * 6 + 3] = vv
         lastReportedVariance = (varE + varN) / 2
-        claimedVariance = Self.claimedVariance(fix, settings: settings) ?? lastReportedVariance
+        claimedVariance = Self.claimedVariance(fix, settings: measurementSettings) ?? lastReportedVariance
         time = t
         consecutiveRejections = 0
         adaptiveCount = 0   // the adapted scale (a property of the receiver) is kept; its transient is skipped again
@@ -111,12 +121,11 @@ extension PositionSmoother {
     mutating func propagate(dt: Double, at t: Timestamp, deadReckoning: Bool = false) {
         guard dt > 0 else { return }
         velocityLearning.errorCovariance = nil   // until the next velocity update: the filter's own from here
-        let s = settings
         var u: (Double, Double, Double, Double)? = nil
-        var qd = s.accelerationNoiseDensity
+        var qd = settings.accelerationNoiseDensity
         let ve = kf.x[2], vn = kf.x[3]
         if let covered = gyroCoveredUntil, let last = time,
-           Double(t.nanosecondsSince1970 - covered.nanosecondsSince1970) / 1e9 <= s.inertialMaximumAgeSeconds + dt {
+           Double(t.nanosecondsSince1970 - covered.nanosecondsSince1970) / 1e9 <= settings.inertialMaximumAgeSeconds + dt {
             // Gyro-aided: the velocity turned by the integrated heading change; stopped when the accelerometer is still.
             let c = cos(yawSinceFix), sn = sin(yawSinceFix)
             var ve2 = ve * c + vn * sn, vn2 = -ve * sn + vn * c
@@ -124,12 +133,12 @@ extension PositionSmoother {
             let rest = Swift.max(0, Double(t.nanosecondsSince1970 - Swift.max(covered, last).nanosecondsSince1970) / 1e9)
             u = (displacementSinceFix.east + ve2 * rest - ve * dt, displacementSinceFix.north + vn2 * rest - vn * dt,
                  ve2 - ve, vn2 - vn)
-            qd = s.aidedAccelerationNoiseDensity
+            qd = settings.aidedAccelerationNoiseDensity
         } else if let a = accelerationENU, let at = accelerationTime,
-                  abs(Double(t.nanosecondsSince1970 - at.nanosecondsSince1970) / 1e9) <= s.inertialMaximumAgeSeconds + dt,
+                  abs(Double(t.nanosecondsSince1970 - at.nanosecondsSince1970) / 1e9) <= settings.inertialMaximumAgeSeconds + dt,
                   !isStationary {
             u = (0.5 * a.east * dt * dt, 0.5 * a.north * dt * dt, a.east * dt, a.north * dt)
-            qd = s.aidedAccelerationNoiseDensity
+            qd = settings.aidedAccelerationNoiseDensity
         }
         if isStationary { qd = 0 }
         // The vehicle's real motion against the filter's acceleration noise: what the velocity innovations show
@@ -140,7 +149,7 @@ extension PositionSmoother {
         let own = velocityLearning.processPriorCount > 0 ? Swift.min(1, velocityLearning.processPriorScale) : 1
         let reported = velocityLearning.priorCount > 0 ? Swift.min(1, velocityLearning.priorScale) : 1
         kf.trueProcessScale = deadReckoning ? Swift.max(own, reported) : own
-        kf.predict(dt: dt, accelerationDensity: qd, biasTimeConstant: s.correlatedErrorTimeConstantSeconds,
+        kf.predict(dt: dt, accelerationDensity: qd, biasTimeConstant: settings.correlatedErrorTimeConstantSeconds,
                    biasVariance: modelledBiasVariance, u: u)
         resetInertialIntegration()
         gyroCoveredUntil = nil
@@ -213,13 +222,12 @@ extension PositionSmoother {
     }
 
     mutating func updateMotionState(fix: Location, t: Timestamp) {
-        let s = settings
         let accVar = Self.accelerometerVariance(accelWindowBox, at: t,
                                                 maximumAgeSeconds: settings.inertialMaximumAgeSeconds)
         var speed = fix.speedMetersPerSecond
         // No speed and no accelerometer: the speed the positions show (`stopFromPositions`).
         var fromPositions: PositionMotion?
-        if speed == nil, accVar == nil, s.stopFromPositions, let p = speedFromPositions(fix: fix, t: t) {
+        if speed == nil, accVar == nil, settings.stopFromPositions, let p = speedFromPositions(fix: fix, t: t) {
             speed = p.speed; fromPositions = p
         }
         let previousSpeed = lastReportedSpeed, previousTime = lastReportedTime
@@ -229,7 +237,7 @@ extension PositionSmoother {
         let interval = Double(t.nanosecondsSince1970 &- previousTime) / 1e9
         let slowSpeed = recentSpeed(fix.speedMetersPerSecond, interval: interval, first: previousTime == 0)
         let netSpeed = recentNetSpeed(speed: fix.speedMetersPerSecond, course: fix.courseDegrees, interval: interval,
-                                      first: previousTime == 0, exitSpeed: s.stationaryExitSpeedMetersPerSecond)
+                                      first: previousTime == 0, exitSpeed: settings.stationaryExitSpeedMetersPerSecond)
         if isStationary {
             var leave = false
             // After a gap in the fixes (a tunnel, a garage exit), the first fix significantly off the held point (χ²
@@ -244,13 +252,13 @@ extension PositionSmoother {
                 let d2 = (z.east - h.east) * (z.east - h.east) + (z.north - h.north) * (z.north - h.north)
                 var wander = 0.0
                 if let t0 = stopStart { wander = Self.parkedWander(errorStructure.lags, seconds: t0.seconds(to: t)) }
-                if d2 / (holdWhiteVariance + h.variance + wander) >= s.positionGateChiSquare {
+                if d2 / (holdWhiteVariance + h.variance + wander) >= settings.positionGateChiSquare {
                     movedDuringGap = d2; leave = true
                 }
             }
-            if let sp = speed, sp >= s.stationaryExitSpeedMetersPerSecond { leave = true }
-            if let v = accVar, v >= s.accelerometerVarianceExit { leave = true }
-            if speed == nil && accVar == nil && !s.stopFromPositions { leave = true }
+            if let sp = speed, sp >= settings.stationaryExitSpeedMetersPerSecond { leave = true }
+            if let v = accVar, v >= settings.accelerometerVarianceExit { leave = true }
+            if speed == nil && accVar == nil && !settings.stopFromPositions { leave = true }
             if leave {
                 isStationary = false
                 // Left on the receiver's speed alone: kept until the next epochs tell, in case it was a speed spike
@@ -281,7 +289,7 @@ extension PositionSmoother {
             return
         }
         if let sus = suspendedStop {
-            if let sp = speed, sp >= s.stationaryExitSpeedMetersPerSecond {
+            if let sp = speed, sp >= settings.stationaryExitSpeedMetersPerSecond {
                 // A start from rest accelerates (v ∝ t: the speed doubles from its first second at the exit speed to
                 // the next; 1.5 × that first speed is the tolerance) or keeps the exit speed as long as a stop must
                 // stay slow to begin (`stationaryEnterSeconds`, at 1 Hz the third epoch): in time, not epochs, so
@@ -289,7 +297,7 @@ extension PositionSmoother {
                 // Found from the positions, only a slope that goes on the way the stop ended confirms it (a single
                 // outlier's turns round as it passes through the window).
                 let shown = fix.speedMetersPerSecond != nil || fromPositions?.startShown == true
-                if shown, sp >= 1.5 * sus.speed || sus.since.seconds(to: t) >= s.stationaryEnterSeconds {
+                if shown, sp >= 1.5 * sus.speed || sus.since.seconds(to: t) >= settings.stationaryEnterSeconds {
                     suspendedStop = nil
                     // A start found from the positions (`stopFromPositions`), now confirmed: it began some seconds ago,
                     // and the filter, held, is as far behind as the vehicle has gone since. It restarts from the line
@@ -317,14 +325,14 @@ extension PositionSmoother {
             provisional = nil
         }
         // (A stop entered from motion, not the one a recording starts in: `holdWanderBeyondShownLags`.)
-        if let sp = speed, sp >= s.stationaryExitSpeedMetersPerSecond { seenMoving = true }
+        if let sp = speed, sp >= settings.stationaryExitSpeedMetersPerSecond { seenMoving = true }
         var low: Bool
         if let slow = fromPositions?.slow {
             low = slow
         } else if let sp = slowSpeed ?? speed {
-            low = sp <= s.stationaryEnterSpeedMetersPerSecond
+            low = sp <= settings.stationaryEnterSpeedMetersPerSecond
             // A receiver whose speed at rest is noise: the velocities' mean stands still (`recentNetSpeed`).
-            if !low, let net = netSpeed { low = net <= s.stationaryEnterSpeedMetersPerSecond }
+            if !low, let net = netSpeed { low = net <= settings.stationaryEnterSpeedMetersPerSecond }
         } else { low = accVar != nil }
         // A receiver that reports the mean velocity of the last interval (time tag c > 0) shows a stop one epoch late:
         // the vehicle that braked to rest during the interval reports about half its speed. Its speed at the fix's time,
@@ -333,19 +341,19 @@ extension PositionSmoother {
         // and a turn is no stop. Only where what the vehicle may still move after the fix (the enter speed over half an
         // interval) is within one fix's white noise: a centimetre receiver sees that creep, and its stop is better
         // placed a fix later.
-        if s.stopFromVelocities, !low, let sp = speed, sp < previousSpeed,
-           previousSpeed >= s.stationaryExitSpeedMetersPerSecond, timeTag > Self.timeTagMinimum {
-            let creep = s.stationaryEnterSpeedMetersPerSecond * interval / 2
+        if settings.stopFromVelocities, !low, let sp = speed, sp < previousSpeed,
+           previousSpeed >= settings.stationaryExitSpeedMetersPerSecond, timeTag > Self.timeTagMinimum {
+            let creep = settings.stationaryEnterSpeedMetersPerSecond * interval / 2
             if interval > 0, interval <= 2, creep * creep <= holdWhiteVariance,
-               sp + timeTag * (sp - previousSpeed) <= s.stationaryEnterSpeedMetersPerSecond {
+               sp + timeTag * (sp - previousSpeed) <= settings.stationaryEnterSpeedMetersPerSecond {
                 low = true
             }
         }
-        if let v = accVar { low = low && v <= s.accelerometerVarianceEnter }
+        if let v = accVar { low = low && v <= settings.accelerometerVarianceEnter }
         guard low else { lowSpeedSince = nil; return }
         let since = lowSpeedSince ?? t
         lowSpeedSince = since
-        if Double(t.nanosecondsSince1970 - since.nanosecondsSince1970) / 1e9 >= s.stationaryEnterSeconds {
+        if Double(t.nanosecondsSince1970 - since.nanosecondsSince1970) / 1e9 >= settings.stationaryEnterSeconds {
             isStationary = true
             stopFromMotion = seenMoving
             // Seed the stop's mean with the moving estimate (worth one fix), so the output does not jump to
@@ -498,10 +506,9 @@ extension PositionSmoother {
     /// aiding (which carries the motion between fixes itself), at intervals of at most 2 s, and for c > 0.05 (the
     /// F9K's fitted c is 0.01: a receiver whose velocity is that of its epoch keeps exactly the filter it had).
     mutating func velocityShift(fix: Location, dt: Double) -> Double {
-        let s = settings
-        guard s.velocityAtTimeTag, s.useVelocity, !isStationary, dt > 0, dt <= 2, gyroCoveredUntil == nil,
+        guard settings.velocityAtTimeTag, settings.useVelocity, !isStationary, dt > 0, dt <= 2, gyroCoveredUntil == nil,
               accelerationENU == nil,
-              let sp = fix.speedMetersPerSecond, sp.isFinite, sp >= s.minimumSpeedForCourseMetersPerSecond,
+              let sp = fix.speedMetersPerSecond, sp.isFinite, sp >= settings.minimumSpeedForCourseMetersPerSecond,
               let c = fix.courseDegrees, c.isFinite else { return 0 }
         return timeTag > Self.timeTagMinimum ? timeTag * dt : 0
     }
@@ -769,7 +776,10 @@ extension PositionSmoother {
     mutating func output(from fix: Location, measured: Double?, measuredENU: (east: Double, north: Double)? = nil) -> Location {
         guard let fr = frame else { return fix }
         var e = kf.x[0], n = kf.x[1]
-        var out = fix
+        // Built where it is kept (`lastOutput`): one copy of the fix in and one to return, where a local built, then
+        // stored and returned took five.
+        lastOutputStorage = fix
+        hasLastOutput = true
         let learned = errorEstimate
         fittedWhite = learned.white
         shownTotal = learned.shown
@@ -805,9 +815,9 @@ extension PositionSmoother {
                 e = hp.east; n = hp.north
                 if let v = hp.variance { offset = hp.offset; pee = v + learned.slow; pnn = pee; pen = 0 }
             }
-            out.speedMetersPerSecond = 0
+            lastOutputStorage.speedMetersPerSecond = 0
             // Stopped: the speed is zero within what the receiver itself still measures.
-            out.speedAccuracyMetersPerSecond = Swift.max(((kf[2, 2] + kf[3, 3]) / 2).squareRoot(), fix.speedMetersPerSecond ?? 0)
+            lastOutputStorage.speedAccuracyMetersPerSecond = Swift.max(((kf[2, 2] + kf[3, 3]) / 2).squareRoot(), fix.speedMetersPerSecond ?? 0)
         } else {
             // Slow enough to be stopping: the output waits where it is (the first slow fix's estimate) until the
             // stop is confirmed or motion resumes, instead of drawing the filter's settling as path.
@@ -819,29 +829,29 @@ extension PositionSmoother {
             let ov = outputVelocity ?? (kf.x[2], kf.x[3], kf[2, 2], kf[2, 3], kf[3, 3])
             let ve = ov.east, vn = ov.north
             let sp = (ve * ve + vn * vn).squareRoot()
-            out.speedMetersPerSecond = sp
+            lastOutputStorage.speedMetersPerSecond = sp
             // Scaled by what the velocity innovations show (their normalised power: below 1 when the receiver's
             // speed and course are better than assumed, above 1 when worse).
             var vInflate = Swift.max(0.01, velocityConsistency)
             let pv = (ov.cee + ov.cnn) / 2
             if dopplerCount >= 10, pv * vInflate > dopplerNoise, pv > 0 { vInflate = dopplerNoise / pv }
-            out.speedAccuracyMetersPerSecond = (pv * vInflate).squareRoot()
+            lastOutputStorage.speedAccuracyMetersPerSecond = (pv * vInflate).squareRoot()
             // Right after a velocity update with a learned noise: its error covariance along the track.
             if let c = velocityLearning.errorCovariance, sp > 0 {
                 let ue = ve / sp, un = vn / sp
-                out.speedAccuracyMetersPerSecond = Swift.max(0, ue * ue * c.0 + 2 * ue * un * c.1 + un * un * c.2).squareRoot()
+                lastOutputStorage.speedAccuracyMetersPerSecond = Swift.max(0, ue * ue * c.0 + 2 * ue * un * c.1 + un * un * c.2).squareRoot()
             }
             if sp >= settings.minimumSpeedForCourseMetersPerSecond {
-                out.courseDegrees = Angle.normalizedDegrees(atan2(ve, vn) * 180 / .pi)
+                lastOutputStorage.courseDegrees = Angle.normalizedDegrees(atan2(ve, vn) * 180 / .pi)
                 // The velocity's uncertainty across the track, as an angle (same σ convention as the speed's).
                 let ue = vn / sp, un = -ve / sp
                 // Before the velocity noise is learned: the filter's own, inflated (only) when the velocity innovations
                 // are larger than predicted.
                 var across = (ue * ue * ov.cee + 2 * ue * un * ov.cen + un * un * ov.cnn) * Swift.max(1, velocityConsistency)
                 if let c = velocityLearning.errorCovariance { across = ue * ue * c.0 + 2 * ue * un * c.1 + un * un * c.2 }
-                out.courseAccuracyDegrees = min(180, atan2(Swift.max(0, across).squareRoot(), sp) * 180 / .pi)
+                lastOutputStorage.courseAccuracyDegrees = min(180, atan2(Swift.max(0, across).squareRoot(), sp) * 180 / .pi)
             } else if fix.courseDegrees == nil {
-                out.courseDegrees = nil
+                lastOutputStorage.courseDegrees = nil
             }
         }
         // Held away from the stop's mean (isotropic there): the 68 % radius about the held point, not the mean's radius
@@ -878,21 +888,20 @@ extension PositionSmoother {
         outputENU = (e, n)
         if let m = measuredENU { lastFixENU = m }
         let g = fr.geodetic(east: e, north: n)
-        out.latitudeDegrees = g.latitudeDegrees
-        out.longitudeDegrees = g.longitudeDegrees
-        out.horizontalAccuracyMeters = radius
-        out.latitudeErrorMeters = pnn.squareRoot()
-        out.longitudeErrorMeters = pee.squareRoot()
+        lastOutputStorage.latitudeDegrees = g.latitudeDegrees
+        lastOutputStorage.longitudeDegrees = g.longitudeDegrees
+        lastOutputStorage.horizontalAccuracyMeters = radius
+        lastOutputStorage.latitudeErrorMeters = pnn.squareRoot()
+        lastOutputStorage.longitudeErrorMeters = pee.squareRoot()
         // Altitude is the receiver's own, and so is its vertical accuracy, except where its fixes show its horizontal
         // claim too small: the vertical claim is then raised by the same factor (the learned total over the claim),
         // as the receiver's error budget is one for both (docs/smoothing.md, "Vertical accuracy"). Not again on a
         // dead-reckoned fix, whose template is the last output (already raised).
         if !fix.isSmoothed, let v = fix.verticalAccuracyMeters, claimedVariance > 0, learned.total > claimedVariance {
-            out.verticalAccuracyMeters = v * (learned.total / claimedVariance).squareRoot()
+            lastOutputStorage.verticalAccuracyMeters = v * (learned.total / claimedVariance).squareRoot()
         }
-        out.isStationary = isStationary
-        out.isSmoothed = true
-        lastOutput = out
-        return out
+        lastOutputStorage.isStationary = isStationary
+        lastOutputStorage.isSmoothed = true
+        return lastOutputStorage
     }
 }

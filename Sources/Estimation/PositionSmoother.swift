@@ -135,7 +135,10 @@ public struct PositionSmoother: Sendable {
     public internal(set) var isStationary = false
     public internal(set) var lastOutcome: Outcome = .noPosition
     public internal(set) var consecutiveRejections = 0
-    public internal(set) var lastOutput: Location?
+    public var lastOutput: Location? { hasLastOutput ? lastOutputStorage : nil }
+    /// `lastOutput`, built in place by `output(from:measured:measuredENU:)`; valid once `hasLastOutput`.
+    var lastOutputStorage = Location()
+    var hasLastOutput = false
     /// The adapted white-noise variance as a multiple of the reported one.
     public internal(set) var adaptiveScale = 1.0
     var innovationPower = Double.nan
@@ -310,7 +313,7 @@ public struct PositionSmoother: Sendable {
             if t == last && !followsLeapSecond { lastOutcome = .duplicate; return lastOutput ?? fix }
             if t < last { lastOutcome = .outOfOrder; return lastOutput ?? fix }
         }
-        let (sigE, sigN) = Self.measurementSigmas(fix, settings: settings)
+        let (sigE, sigN) = Self.measurementSigmas(fix, settings: measurementSettings)
         outputVelocity = nil
         guard let frame0 = frame, let last = time else {
             initialise(fix: fix, lat: lat, lon: lon, sigE: sigE, sigN: sigN, t: t)
@@ -359,7 +362,7 @@ public struct PositionSmoother: Sendable {
         let f = settings.correlatedErrorFraction
         let varE = sigE * sigE, varN = sigN * sigN
         lastReportedVariance = (varE + varN) / 2
-        claimedVariance = Self.claimedVariance(fix, settings: settings) ?? lastReportedVariance
+        claimedVariance = Self.claimedVariance(fix, settings: measurementSettings) ?? lastReportedVariance
         let w = settings.adaptiveMeasurementNoise ? adaptiveScale : 1
         let r = ((1 - f) * varE * w, 0.0, 0.0, (1 - f) * varN * w)
         let inn = kf.innovation((z.east, z.north), a: (0, 1), b: (4, 5), r: r)
