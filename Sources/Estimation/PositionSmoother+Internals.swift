@@ -458,7 +458,15 @@ extension PositionSmoother {
         guard let c = courseDegrees, c.isFinite else {
             return sp < settings.minimumSpeedForCourseMetersPerSecond ? (0, 0) : nil
         }
-        return (sp * sin(c * .pi / 180), sp * cos(c * .pi / 180))
+        let u = courseSinCos(c)
+        return (sp * u.sin, sp * u.cos)
+    }
+
+    /// sin and cos of a course (degrees), kept for the next call with the same course: one fix's course was taken
+    /// apart three to five times (its velocity for the stop test, the error structure, the velocity updates).
+    mutating func courseSinCos(_ c: Double) -> (sin: Double, cos: Double) {
+        if c != courseTrig.degrees { courseTrig = (c, sin(c * .pi / 180), cos(c * .pi / 180)) }
+        return (courseTrig.sin, courseTrig.cos)
     }
 
     /// The estimate before a fix is processed, for the stop's entry point (`stopEntry`): position, velocity, the
@@ -536,11 +544,13 @@ extension PositionSmoother {
                                  speedSigma: settings.speedSigmaMetersPerSecond, courseSigmaDegrees: settings.courseSigmaDegrees,
                                  gate: settings.velocityGateChiSquare, adaptiveWeight: settings.adaptiveWeight)
         let rt = dopplerCount >= 30 && dopplerNoiseRobust.isFinite ? dopplerNoiseRobust : nil
+        let trig = fix.courseDegrees.map { courseSinCos($0) }
         if role == .reported {
-            Self.velocityUpdate(fix: fix, role: role, settings: s, dopplerNoise: rt, filter: &reportedFilter,
-                                learning: &velocityLearning)
+            Self.velocityUpdate(fix: fix, role: role, settings: s, dopplerNoise: rt, courseSinCos: trig,
+                                filter: &reportedFilter, learning: &velocityLearning)
         } else {
-            Self.velocityUpdate(fix: fix, role: role, settings: s, dopplerNoise: rt, filter: &kf, learning: &velocityLearning)
+            Self.velocityUpdate(fix: fix, role: role, settings: s, dopplerNoise: rt, courseSinCos: trig, filter: &kf,
+                                learning: &velocityLearning)
         }
     }
 
@@ -550,8 +560,10 @@ extension PositionSmoother {
     }
 
     /// The velocity update on `kf` (the position filter, or the reported copy): `dopplerNoise` is the receiver's
-    /// learned velocity noise (`dopplerNoiseRobust`) once it is known.
+    /// learned velocity noise (`dopplerNoiseRobust`) once it is known; `courseSinCos` the sine and cosine of the
+    /// fix's course (`courseSinCos(_:)`).
     static func velocityUpdate(fix: Location, role: VelocityRole, settings s: VelocitySettings, dopplerNoise: Double?,
+                               courseSinCos: (sin: Double, cos: Double)?,
                                filter kf: inout KalmanFilter, learning: inout VelocityLearning) {
         guard s.useVelocity, let sp = fix.speedMetersPerSecond, sp.isFinite, sp >= 0 else { return }
         guard let c = fix.courseDegrees, c.isFinite, sp >= s.minimumSpeedForCourse else {
@@ -568,7 +580,8 @@ extension PositionSmoother {
         let ss = fix.speedAccuracyMetersPerSecond ?? s.speedSigma
         let sc = (fix.courseAccuracyDegrees ?? s.courseSigmaDegrees) * .pi / 180 * sp
         // Along-track (sin c, cos c) and cross-track (cos c, −sin c) variances rotated into east/north.
-        let a = (sin(rad), cos(rad)), x = (cos(rad), -sin(rad))
+        let u = courseSinCos ?? (sin(rad), cos(rad))
+        let a = (u.sin, u.cos), x = (u.cos, -u.sin)
         let va = ss * ss, vx = sc * sc
         let ree = va * a.0 * a.0 + vx * x.0 * x.0
         let rnn = va * a.1 * a.1 + vx * x.1 * x.1

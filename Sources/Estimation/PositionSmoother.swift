@@ -211,6 +211,8 @@ public struct PositionSmoother: Sendable {
         var errorCovariance: (Double, Double, Double)?
     }
     var positionInnovations = 0
+    /// The last course taken apart (degrees) and its sine and cosine (`courseSinCos(_:)`).
+    var courseTrig = (degrees: Double.nan, sin: 0.0, cos: 1.0)
     var stopSum: (east: Double, north: Double) = (0, 0)
     var stopStart: Timestamp?
     /// A stop left on the receiver's speed alone, kept until the next epochs show a start or a spike.
