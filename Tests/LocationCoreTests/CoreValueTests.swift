@@ -112,6 +112,27 @@ struct CoreValueTests {
         #expect(before1970.date == CivilDate(year: 1969, month: 12, day: 31))
     }
 
+    /// The fix's optional numbers are stored in 8 bytes each (`CompactDouble`, `CompactInt`, `CompactTimestamp`): a
+    /// plain `Double?` field would add 8 bytes to a struct that every stage copies. Reads and writes still behave as
+    /// Optionals, equality and hashing included.
+    @Test func locationFieldsAreCompactAndBehaveAsOptionals() {
+        #expect(MemoryLayout<Location>.size <= 288, "Location is \(MemoryLayout<Location>.size) bytes")
+        var a = Location(), b = Location()
+        #expect(a.latitudeDegrees == nil && a.time == nil && a.satellitesUsed == nil)
+        a.latitudeDegrees = 0; a.satellitesUsed = 0; a.time = Timestamp(nanosecondsSince1970: 0)
+        #expect(a.latitudeDegrees == 0 && a.satellitesUsed == 0 && a.time == Timestamp(nanosecondsSince1970: 0))
+        #expect(a != b)
+        b.latitudeDegrees = -0.0; b.satellitesUsed = 0; b.time = Timestamp(nanosecondsSince1970: 0)
+        #expect(a == b && a.hashValue == b.hashValue)   // as Double? compares: -0.0 == 0.0
+        a.latitudeDegrees = .nan   // no field holds NaN: it reads back as absent
+        #expect(a.latitudeDegrees == nil)
+        a.latitudeDegrees = -.infinity; a.satellitesUsed = Int.max; a.time = Timestamp(nanosecondsSince1970: -1)
+        #expect(a.latitudeDegrees == -.infinity && a.satellitesUsed == Int.max
+                && a.time == Timestamp(nanosecondsSince1970: -1))
+        a.latitudeDegrees = nil; a.satellitesUsed = nil; a.time = nil
+        #expect(a.latitudeDegrees == nil && a.satellitesUsed == nil && a.time == nil)
+    }
+
     @Test func haversineAgainstAKnownDistance() {
         // Paris (48.8566, 2.3522) to London (51.5074, -0.1278): 343.5 km on the 6371.0088 km sphere.
         let d = Geo.distanceMeters(48.8566, 2.3522, 51.5074, -0.1278)
