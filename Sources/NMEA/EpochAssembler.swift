@@ -8,7 +8,7 @@ public enum EpochOutput: Sendable {
     case notice(String)
 
     /// A fix's time in nanoseconds since 1970 (nil for a sky report, a notice or a fix without a time): read without
-    /// binding the fix (`if case .fix(let l)` copied its 496 bytes at each step of a UBX replay).
+    /// binding the fix (`if case .fix(let l)` copied the whole fix, 496 bytes then, at each step of a UBX replay).
     @inlinable public var fixNanosecondsSince1970: Int64? {
         switch self {
         case .fix(let l): l.time?.nanosecondsSince1970

@@ -123,7 +123,7 @@ public final class HeadingStage {
     /// A receiver fix as parsed, handed over once (not a dead-reckoned fix: the vehicle estimator uses the
     /// receiver's own course and speed). Returns a heading when the receiver's own (dual-antenna) heading is the
     /// heading: no magnetometer. (Two methods rather than one taking optionals: wrapping a fix in an optional and
-    /// unwrapping it again copied its 496 bytes each time.)
+    /// unwrapping it again copied all its bytes each time, 496 then.)
     public func fix(parsed: Location, monotonicNanos: Int64?) -> HeadingReport? {
         guard let vehicle, let r = vehicle.fix(parsed, monotonicNanos: monotonicNanos).report else { return nil }
         lastHeading = r
