@@ -544,7 +544,7 @@ extension PositionSmoother {
                                  speedSigma: settings.speedSigmaMetersPerSecond, courseSigmaDegrees: settings.courseSigmaDegrees,
                                  gate: settings.velocityGateChiSquare, adaptiveWeight: settings.adaptiveWeight)
         let rt = dopplerCount >= 30 && dopplerNoiseRobust.isFinite ? dopplerNoiseRobust : nil
-        let trig = fix.courseDegrees.map { courseSinCos($0) }
+        let trig = fix.courseDegrees.map { courseSinCos($0) } ?? (sin: 0, cos: 1)
         if role == .reported {
             Self.velocityUpdate(fix: fix, role: role, settings: s, dopplerNoise: rt, courseSinCos: trig,
                                 filter: &reportedFilter, learning: &velocityLearning)
@@ -554,6 +554,7 @@ extension PositionSmoother {
         }
     }
 
+    /// The settings `velocityUpdate` reads.
     struct VelocitySettings {
         var useVelocity: Bool, minimumSpeedForCourse: Double, speedSigma: Double, courseSigmaDegrees: Double
         var gate: Double, adaptiveWeight: Double
@@ -561,9 +562,9 @@ extension PositionSmoother {
 
     /// The velocity update on `kf` (the position filter, or the reported copy): `dopplerNoise` is the receiver's
     /// learned velocity noise (`dopplerNoiseRobust`) once it is known; `courseSinCos` the sine and cosine of the
-    /// fix's course (`courseSinCos(_:)`).
+    /// fix's course (`courseSinCos(_:)`; not read when the fix has none).
     static func velocityUpdate(fix: Location, role: VelocityRole, settings s: VelocitySettings, dopplerNoise: Double?,
-                               courseSinCos: (sin: Double, cos: Double)?,
+                               courseSinCos u: (sin: Double, cos: Double),
                                filter kf: inout KalmanFilter, learning: inout VelocityLearning) {
         guard s.useVelocity, let sp = fix.speedMetersPerSecond, sp.isFinite, sp >= 0 else { return }
         guard let c = fix.courseDegrees, c.isFinite, sp >= s.minimumSpeedForCourse else {
@@ -576,11 +577,9 @@ extension PositionSmoother {
             }
             return
         }
-        let rad = c * .pi / 180
         let ss = fix.speedAccuracyMetersPerSecond ?? s.speedSigma
         let sc = (fix.courseAccuracyDegrees ?? s.courseSigmaDegrees) * .pi / 180 * sp
         // Along-track (sin c, cos c) and cross-track (cos c, −sin c) variances rotated into east/north.
-        let u = courseSinCos ?? (sin(rad), cos(rad))
         let a = (u.sin, u.cos), x = (u.cos, -u.sin)
         let va = ss * ss, vx = sc * sc
         let ree = va * a.0 * a.0 + vx * x.0 * x.0
