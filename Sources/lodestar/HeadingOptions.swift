@@ -15,7 +15,7 @@ struct HeadingOptions: ParsableArguments {
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("A fixed position LAT,LON[,HEIGHT_M] for the true-north correction (WMM2025) until a GNSS fix arrives.", valueName: "lat,lon"))
     var location: String?
 
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Deliver a heading only when it changed by at least this many degrees (Core Location's headingFilter).", valueName: "degrees"))
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Deliver a heading only when it changed by at least this many degrees, or its validity or interference changed (Core Location's headingFilter).", valueName: "degrees"))
     var headingFilter: Double = HeadingEstimator.Settings.default.headingFilterDegrees
 
     @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Display orientation offset added to every heading (degrees, e.g. 90 for a screen in landscape).", valueName: "degrees"))

@@ -275,6 +275,30 @@ struct HeadingSyntheticTests {
         #expect(d.reports.prefix(settled).contains { $0.report.isValid })
     }
 
+    /// A board that does not turn, behind a 30° filter: the disturbance's start and end still reach the output (a
+    /// filter that hid them would hide the one thing the heading has to say then).
+    @Test func headingFilterPassesInterferenceChanges() throws {
+        var settings = HeadingEstimator.Settings.default
+        settings.headingFilterDegrees = 30
+        var d = HeadingDriver(settings: settings)
+        let boost: (Double, Vector3) -> Vector3 = { t, m in
+            guard t > 10, t <= 15 else { return m }
+            return m * ((m.norm + 40) / m.norm)
+        }
+        d.run(seconds: 25, attitude: { _ in SyntheticBoard.attitude(heading: 20) }, field: boost)
+        let states = d.reports.map { ($0.report.sampleTimeSeconds ?? 0, $0.report.interference.state) }
+        let onset = try #require(states.first { $0.1 != .none }, "\(states)")
+        #expect(onset.0 > 10 && onset.0 <= 10.1, "flagged on the first disturbed sample: \(onset)")
+        let cleared = try #require(states.last, "\(states)")
+        #expect(cleared.1 == .none && cleared.0 > 15 && cleared.0 < 17, "the end delivered: \(states)")
+        // Only changes: a few reports, not one per sample (the heading itself never moves 30°).
+        #expect(states.count <= 6, "\(states)")
+        // Without the interference, the same board delivers nothing after settling.
+        var quiet = HeadingDriver(settings: settings)
+        quiet.run(seconds: 25, attitude: { _ in SyntheticBoard.attitude(heading: 20) })
+        #expect(!quiet.reports.contains { ($0.report.sampleTimeSeconds ?? 0) > 5 })
+    }
+
     /// +40 µT on the field's strength for 5 s: flagged at once, the gyroscope carries the heading while the
     /// accuracy grows, and everything recovers when it ends.
     @Test func injectedInterferenceIsFlaggedAndRecovers() throws {

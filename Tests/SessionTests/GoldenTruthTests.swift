@@ -148,7 +148,7 @@ struct GoldenTruthTests {
 
     @Test func interferenceIsFlaggedOnlyAroundTheInjectedInterval() throws {
         // Every heading, as `replay` prints it without the golden's 5° heading filter (which drops events whose heading
-        // moved less than 5°, whatever their interference flag).
+        // moved less than 5° unless their validity or interference flag changed).
         let r = try Lodestar.run(["replay", "--heading-filter", "0", "--quiet", "captures/simulated-drive.lcap"])
         try #require(r.status == 0, "\(r.stderr)")
         let rows = try Self.headings(Self.objects(r.stdout))
@@ -162,12 +162,10 @@ struct GoldenTruthTests {
         // While the 40 µT disturbance is on, the heading says so (flagged or invalid).
         #expect(during.contains { $0.interference != "none" || $0.accuracy < 0 })
 
-        // The golden itself (5° filter) carries no heading at all while the disturbance is on: the filter holds back
-        // the events that say so. Recorded as a known issue, not passed over (it passed vacuously before).
+        // The golden itself (5° filter): a change of the interference state passes any heading filter, so the
+        // disturbance shows there too (until 2026-12-07 the filter held back every event that said so).
         let goldenDuring = try Self.headings().filter { Self.interference.contains($0.seconds) }
-        withKnownIssue("--heading-filter 5 drops the heading events that flag the interference (200–205 s)") {
-            #expect(goldenDuring.contains { $0.interference != "none" || $0.accuracy < 0 })
-        }
+        #expect(goldenDuring.contains { $0.interference != "none" || $0.accuracy < 0 })
     }
 
     /// Position error against the simulated track. Measured on the JSON golden: median 2.85 m, p95 5.47 m (receiver

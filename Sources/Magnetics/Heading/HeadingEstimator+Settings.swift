@@ -6,7 +6,8 @@ extension HeadingEstimator {
         // MARK: Output
 
         /// Deliver a heading only when it moved at least this far from the last delivered one (CLLocationManager's
-        /// `headingFilter`; 0 delivers every magnetometer sample). A change of validity is always delivered.
+        /// `headingFilter`; 0 delivers every magnetometer sample). A change of validity or of the interference state
+        /// (none, transient, persistent) is always delivered.
         public var headingFilterDegrees: Double = 1
         /// How the sensor sits on the board; headings are of the board's x axis.
         public var mounting: SensorMounting = .identity

@@ -81,6 +81,7 @@ public struct HeadingEstimator: Sendable {
     // Delivery.
     private var lastDeliveredHeading: Double?
     private var lastDeliveredValid = false
+    private var lastDeliveredInterference: MagneticInterference.State = .none
 
     private static var degrees: Double { HeadingMath.degreesPerRadian }
     private static var radians: Double { HeadingMath.radiansPerDegree }
@@ -428,15 +429,18 @@ public struct HeadingEstimator: Sendable {
         }
         let magnetic = HeadingMath.wrap360(headingDegrees + settings.displayOffsetDegrees)
         let valid = accuracy >= 0
-        if let last = lastDeliveredHeading, valid == lastDeliveredValid,
+        let state: MagneticInterference.State = decision.rejecting
+            ? (decision.calibrationNeeded ? .persistent : .transient) : .none
+        if let last = lastDeliveredHeading, valid == lastDeliveredValid, state == lastDeliveredInterference,
            abs(HeadingMath.difference(magnetic, last)) < settings.headingFilterDegrees {
             return update
         }
         lastDeliveredHeading = magnetic
         lastDeliveredValid = valid
+        lastDeliveredInterference = state
 
         var interference = MagneticInterference()
-        interference.state = decision.rejecting ? (decision.calibrationNeeded ? .persistent : .transient) : .none
+        interference.state = state
         interference.failedChecks = decision.failed
         if hasReference {
             interference.magnitudeDeviationMicrotesla = decision.fieldDeviation

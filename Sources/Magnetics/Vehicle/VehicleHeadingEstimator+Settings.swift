@@ -3,7 +3,7 @@ extension VehicleHeadingEstimator {
     public struct Settings: Sendable, Hashable {
         // MARK: Output
         /// Deliver a heading only when it moved at least this far from the last delivered one, or its validity
-        /// changed (CLLocationManager's `headingFilter`; 0 delivers every magnetometer sample).
+        /// or interference state changed (CLLocationManager's `headingFilter`; 0 delivers every magnetometer sample).
         public var headingFilterDegrees: Double = 1
         /// Reported accuracy = this × the filter's 1-σ (≈ 99 % for a Gaussian; the errors have heavier tails).
         public var accuracySigmas: Double = 2.5

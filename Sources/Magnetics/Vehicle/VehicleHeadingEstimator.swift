@@ -112,6 +112,7 @@ public struct VehicleHeadingEstimator: Sendable {
     // Delivery.
     private var lastDelivered: Double?
     private var lastDeliveredValid = false
+    private var lastDeliveredInterference: MagneticInterference.State = .none
 
     public init(settings: Settings = .default, calibration: MagnetometerCalibration = .identity) {
         self.settings = settings
@@ -572,13 +573,15 @@ public struct VehicleHeadingEstimator: Sendable {
         let declination = declinationDegrees ?? declinationAtFit
         let magnetic = HeadingMath.wrap360(trueHeading - (declination ?? 0))
         let valid = accuracy >= 0
-        if let last = lastDelivered, valid == lastDeliveredValid,
+        let state: MagneticInterference.State = disturbed
+            ? (disturbedSeconds > 45 || candidate != nil ? .persistent : .transient) : .none
+        if let last = lastDelivered, valid == lastDeliveredValid, state == lastDeliveredInterference,
            abs(HeadingMath.difference(magnetic, last)) < settings.headingFilterDegrees {
             return .none
         }
-        lastDelivered = magnetic; lastDeliveredValid = valid
+        lastDelivered = magnetic; lastDeliveredValid = valid; lastDeliveredInterference = state
         var interference = MagneticInterference()
-        interference.state = disturbed ? (disturbedSeconds > 45 || candidate != nil ? .persistent : .transient) : .none
+        interference.state = state
         interference.failedChecks = failed
         interference.magnitudeDeviationMicrotesla = devH * (solution?.horizontalMicrotesla ?? 0)
         interference.inclinationDeviationDegrees = 0
