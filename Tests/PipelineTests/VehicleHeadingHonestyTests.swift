@@ -105,10 +105,15 @@ struct VehicleHeadingHonestyTests {
             #expect(score.honestShare >= 0.95, "\(score)")
         }
         if scenario.name.contains("hard-iron change") {
-            // Known gap: a 5 µT change in a 10.7 µT field (27° of heading error) with noisy speeds relearns slowly;
-            // the heading stays honest but is course-only (valid 77 %, RMSE 2.3°) for minutes. docs/heading.md.
-            withKnownIssue("weak field and a hard-iron change: slow relearning", isIntermittent: true) { check() }
+            // Noisy speeds (0.15 m/s) put 7° of white noise in the course pairs through the tilt compensation; since
+            // the adoption limit counts the pairs' white noise (2026-12-07) the fit is adopted at about 110 s and the
+            // fresh one after the change at about 360 s (valid 77 % → 99.7 %). The RMSE is 2.01° (2.27° before):
+            // the 2° target is missed by a hundredth. docs/heading.md.
+            #expect(score.validShare >= 0.9, "\(score)")
             #expect(score.honestShare >= 0.95, "\(score)")
+            withKnownIssue("weak field, noisy speeds and a hard-iron change: RMSE \(score.rmse)°", isIntermittent: true) {
+                #expect(score.rmse <= 2, "\(score)")
+            }
         } else {
             check()
         }

@@ -27,6 +27,10 @@ public struct CourseMagnetometerFit: Sendable, Hashable {
     var sumSquares = 0.0, vertical = 0.0, verticalSquares = 0.0
     /// Pairs taken (not weighted).
     public private(set) var pairs = 0
+    /// The white part of the residuals: Σw·|r − r_prev|²/2 over successive pairs (r a pair's residual from the fit
+    /// as it stood before the pair), the weight of those pairs, and the previous residual (NaN: none).
+    var successiveSquares = 0.0, successiveWeight = 0.0
+    var previousResidualX = Double.nan, previousResidualY = Double.nan
 
     public init() {}
 
@@ -40,9 +44,24 @@ public struct CourseMagnetometerFit: Sendable, Hashable {
             for i in 0..<6 { n[i] *= forgetting }
             for i in 0..<3 { rx[i] *= forgetting; ry[i] *= forgetting }
             sumSquares *= forgetting; vertical *= forgetting; verticalSquares *= forgetting
+            successiveSquares *= forgetting; successiveWeight *= forgetting
         }
         let a = headingDegrees * HeadingMath.radiansPerDegree
         let c = cos(a), s = sin(a)
+        // The residual against the fit so far: successive pairs (a second apart, nearly the same heading) share
+        // whatever the model misses, so half the mean square of their difference is the pairs' white noise.
+        if pairs >= Self.minimumPairsForResidual, let fitted = solve() {
+            let p = fitted.predicted(cos: c, sin: s)
+            let ex = x - p.x, ey = y - p.y
+            if previousResidualX.isFinite {
+                let dx = ex - previousResidualX, dy = ey - previousResidualY
+                successiveSquares += w * (dx * dx + dy * dy) / 2
+                successiveWeight += w
+            }
+            previousResidualX = ex; previousResidualY = ey
+        } else {
+            previousResidualX = .nan; previousResidualY = .nan
+        }
         n[0] += w; n[1] += w * c; n[2] += w * s; n[3] += w * c * c; n[4] += w * c * s; n[5] += w * s * s
         rx[0] += w * x; rx[1] += w * x * c; rx[2] += w * x * s
         ry[0] += w * y; ry[1] += w * y * c; ry[2] += w * y * s
@@ -53,6 +72,18 @@ public struct CourseMagnetometerFit: Sendable, Hashable {
 
     /// Total weight.
     public var weight: Double { n[0] }
+
+    /// Pairs before the residuals' white part is taken (the fit is solvable, if poorly, from three).
+    static let minimumPairsForResidual = 6
+
+    /// Mean square of the residuals' white part (µT², both axes; the same units as
+    /// `Solution.residualMeanSquare`), nil before enough successive pairs.
+    public var whiteResidualMeanSquare: Double? {
+        successiveWeight > 0 && successiveWeight >= 4 * n[0] / Double(Swift.max(pairs, 1)) ? successiveSquares / successiveWeight : nil
+    }
+
+    /// Breaks the chain of successive pairs (the next pair does not follow the last: a gap, a stop).
+    public mutating func interruptSuccession() { previousResidualX = .nan; previousResidualY = .nan }
 
     /// Smallest eigenvalue of the weighted covariance of (cos ψ, sin ψ): 0…0.5.
     public var coverage: Double {
@@ -145,7 +176,11 @@ public struct CourseMagnetometerFit: Sendable, Hashable {
         /// The predicted horizontal field at true heading ψ (degrees).
         public func predicted(headingDegrees: Double) -> (x: Double, y: Double) {
             let a = headingDegrees * HeadingMath.radiansPerDegree
-            return (hardIron.x + a11 * cos(a) + a12 * sin(a), hardIron.y + a21 * cos(a) + a22 * sin(a))
+            return predicted(cos: cos(a), sin: sin(a))
+        }
+        /// The same from cos ψ and sin ψ.
+        public func predicted(cos c: Double, sin s: Double) -> (x: Double, y: Double) {
+            (hardIron.x + a11 * c + a12 * s, hardIron.y + a21 * c + a22 * s)
         }
     }
 }

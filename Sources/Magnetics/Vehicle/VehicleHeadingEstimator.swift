@@ -712,6 +712,8 @@ public struct VehicleHeadingEstimator: Sendable {
         if moving {
             let gap = lastPairNanos.map { min(10, max(0, Double(epochNanos &- $0) * 1e-9)) } ?? 0
             lastPairNanos = epochNanos
+            // Pairs more than a couple of fixes apart do not follow one another (`whiteResidualMeanSquare`).
+            if gap > 2.5 { fit.interruptSuccession(); candidate?.interruptSuccession() }
             fit.add(x: x, y: y, vertical: v, headingDegrees: course, weight: w,
                     forgetting: exp(-gap / settings.fitMemorySeconds))
         }
@@ -760,10 +762,13 @@ public struct VehicleHeadingEstimator: Sendable {
         guard f.pairs >= settings.adoptionPairs, f.coverage >= settings.adoptionCoverage, let s = f.solve(), s.isUsable
         else { return nil }
         // The magnetometer's own white noise is in the residual (both horizontal components): a noisy sensor in a
-        // weak field is not a bad fit. Allowed: the limit for the fit's errors plus that noise as a heading RMS.
+        // weak field is not a bad fit. Allowed: the limit for the fit's errors plus that noise as a heading RMS, or
+        // plus all the white noise the pairs show from one to the next, whichever is larger: a GNSS speed's noise
+        // in the tilt compensation, the course's. It averages away over the pairs, where a misfit does not.
         let limit = settings.adoptionResidualDegrees * max(1, tanInclination(s) / 2)
-        let noise = 2 * (magnetometerNoiseVariance ?? 0) / max(s.horizontalMicrotesla * s.horizontalMicrotesla, 1e-6)
-            * HeadingMath.degreesPerRadian * HeadingMath.degreesPerRadian
+        let toDegrees = HeadingMath.degreesPerRadian * HeadingMath.degreesPerRadian / max(s.horizontalMicrotesla * s.horizontalMicrotesla, 1e-6)
+        var noise = 2 * (magnetometerNoiseVariance ?? 0) * toDegrees
+        if let white = f.whiteResidualMeanSquare { noise = max(noise, white * toDegrees) }
         guard residualDegrees(s) <= (limit * limit + noise).squareRoot() else { return nil }
         if let e = fieldElements {
             let ratio = s.horizontalMicrotesla / max(e.horizontalNanotesla / 1000, 1e-3)
