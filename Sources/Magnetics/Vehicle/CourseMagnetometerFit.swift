@@ -31,6 +31,8 @@ public struct CourseMagnetometerFit: Sendable, Hashable {
     /// as it stood before the pair), the weight of those pairs, and the previous residual (NaN: none).
     var successiveSquares = 0.0, successiveWeight = 0.0
     var previousResidualX = Double.nan, previousResidualY = Double.nan
+    /// Successive pairs taken into the white part (not forgotten).
+    var successivePairs = 0
 
     public init() {}
 
@@ -57,6 +59,7 @@ public struct CourseMagnetometerFit: Sendable, Hashable {
                 let dx = ex - previousResidualX, dy = ey - previousResidualY
                 successiveSquares += w * (dx * dx + dy * dy) / 2
                 successiveWeight += w
+                successivePairs += 1
             }
             previousResidualX = ex; previousResidualY = ey
         } else {
@@ -76,10 +79,13 @@ public struct CourseMagnetometerFit: Sendable, Hashable {
     /// Pairs before the residuals' white part is taken (the fit is solvable, if poorly, from three).
     static let minimumPairsForResidual = 6
 
+    /// Successive pairs needed before the white part is given.
+    static let minimumSuccessivePairs = 4
+
     /// Mean square of the residuals' white part (µT², both axes; the same units as
     /// `Solution.residualMeanSquare`), nil before enough successive pairs.
     public var whiteResidualMeanSquare: Double? {
-        successiveWeight > 0 && successiveWeight >= 4 * n[0] / Double(Swift.max(pairs, 1)) ? successiveSquares / successiveWeight : nil
+        successivePairs >= Self.minimumSuccessivePairs && successiveWeight > 0 ? successiveSquares / successiveWeight : nil
     }
 
     /// Breaks the chain of successive pairs (the next pair does not follow the last: a gap, a stop).

@@ -75,6 +75,8 @@ public struct VehicleHeadingEstimator: Sendable {
     // Calibration in motion.
     private var fit = CourseMagnetometerFit()
     private var lastPairNanos: Int64?
+    /// The candidate fit's last pair (its pairs' succession, `CourseMagnetometerFit.whiteResidualMeanSquare`).
+    private var lastCandidatePairNanos: Int64?
     private var candidate: CourseMagnetometerFit?
     public private(set) var solution: CourseMagnetometerFit.Solution?
     private var solutionFromState = false
@@ -713,7 +715,7 @@ public struct VehicleHeadingEstimator: Sendable {
             let gap = lastPairNanos.map { min(10, max(0, Double(epochNanos &- $0) * 1e-9)) } ?? 0
             lastPairNanos = epochNanos
             // Pairs more than a couple of fixes apart do not follow one another (`whiteResidualMeanSquare`).
-            if gap > 2.5 { fit.interruptSuccession(); candidate?.interruptSuccession() }
+            if gap > Self.successionGapSeconds { fit.interruptSuccession() }
             fit.add(x: x, y: y, vertical: v, headingDegrees: course, weight: w,
                     forgetting: exp(-gap / settings.fitMemorySeconds))
         }
@@ -721,12 +723,20 @@ public struct VehicleHeadingEstimator: Sendable {
             && mismatchVariance >= settings.relearnMismatchDegrees * settings.relearnMismatchDegrees
         if (disturbed && disturbedSeconds >= settings.relearnAfterSeconds) || (!disturbed && mismatched) {
             if candidate == nil { candidate = CourseMagnetometerFit() }
+            if let l = lastCandidatePairNanos, Double(epochNanos &- l) * 1e-9 > Self.successionGapSeconds {
+                candidate?.interruptSuccession()
+            }
+            lastCandidatePairNanos = epochNanos
             candidate?.add(x: x, y: y, vertical: v, headingDegrees: course, weight: w)
         } else if !disturbed && mismatchVariance < 1 {
             candidate = nil
         }
         considerAdoption()
     }
+
+    /// Course pairs further apart than this (s) do not follow one another: the next one's residual is not compared
+    /// with the last one's (a gap of more than two fixes at 1 Hz: an outage, a stop, a disturbance between them).
+    static let successionGapSeconds = 2.5
 
     /// Compares the magnetometer heading (fit and β applied) with a reference heading (course or GNSS heading) at
     /// its epoch. A residual beyond its noise means the field stopped fitting the calibration: the heading's and β's
