@@ -78,6 +78,15 @@ public final class LodestarCaptureReader: CaptureReader {
     private var headerRead = false
     private var pending: SensorEvent?
     private var pendingError: CaptureError?
+    /// A record whose time jumped ahead by more than `jumpNanos`, held until the next record shows whether the stream
+    /// goes on from it (a real gap: both are delivered) or from before it (one corrupt timestamp: it is counted as
+    /// `outlierTime` and dropped). Without this, one digit changed in one timestamp made every later record "go
+    /// back" and be dropped until the stream caught up with it, never after a change in the leading digit.
+    private var held: (event: SensorEvent, nanos: Int64)?
+    /// The record that follows a released `held` one, delivered next.
+    private var queued: SensorEvent?
+    /// A forward step longer than this (1 s of the monotonic clock) between records holds the later one.
+    static let jumpNanos: Int64 = 1_000_000_000
 
     public convenience init(path: String) throws(CaptureError) {
         self.init(source: try ByteSource(path: path))
@@ -107,10 +116,48 @@ public final class LodestarCaptureReader: CaptureReader {
         headerRead = true
         if let e = pendingError { pendingError = nil; throw e }
         if let p = pending { pending = nil; return p }
+        if let q = queued { queued = nil; return q }
         while let (_, event) = try nextLine() {
             if let event { return event }
         }
+        // The end: a record still held after a jump had nothing after it to contradict it.
+        if let h = held {
+            held = nil
+            statistics.recordsAccepted += 1
+            lastTimeNanos = h.nanos
+            return h.event
+        }
         return nil
+    }
+
+    /// Orders one well-formed record (see `held`): what to deliver now, if anything.
+    private func admit(_ event: SensorEvent, at t: Int64) -> SensorEvent? {
+        if let h = held {
+            if t >= h.nanos {
+                // The stream goes on from the held record: a real gap. It goes out now, this one after it.
+                held = nil
+                statistics.recordsAccepted += 1
+                lastTimeNanos = h.nanos
+                queued = admit(event, at: t)
+                return h.event
+            }
+            if lastTimeNanos.map({ t >= $0 }) ?? true {
+                // Back where the stream was before it: the held record's time was the corrupt one.
+                held = nil
+                statistics.reject("outlierTime")
+            } else {
+                statistics.reject("backwardTime")
+                return nil
+            }
+        }
+        if let last = lastTimeNanos {
+            // A well-formed record out of order (t_ns must be nondecreasing) is rejected, not reordered.
+            if t < last { statistics.reject("backwardTime"); return nil }
+            if t - last > Self.jumpNanos { held = (event, t); return nil }
+        }
+        statistics.recordsAccepted += 1
+        lastTimeNanos = t
+        return event
     }
 
     /// One line: whether it was a header (or empty) line, and the record's event if it gave one; nil at the end.
@@ -192,11 +239,7 @@ public final class LodestarCaptureReader: CaptureReader {
         default:
             statistics.reject("unknownKind"); return nil
         }
-        // A well-formed record out of order (t_ns must be nondecreasing) is rejected, not reordered.
-        if let last = lastTimeNanos, t < last { statistics.reject("backwardTime"); return nil }
-        statistics.recordsAccepted += 1
-        lastTimeNanos = t
-        return SensorEvent(monotonicNanos: t, utc: utc, sourceID: Int(source), payload: eventPayload)
+        return admit(SensorEvent(monotonicNanos: t, utc: utc, sourceID: Int(source), payload: eventPayload), at: t)
     }
 
     private func parseHeader(_ text: String) {

@@ -33,6 +33,40 @@ import TestSupport
         #expect(r.statistics.recordsAccepted == 3)
     }
 
+    /// One changed digit in one timestamp (10 s ahead) costs that record only: the stream goes on from before it.
+    /// Before, every later record was "backward" until the stream caught up with the corrupt time (a leading
+    /// digit: never). A real gap, where the stream goes on from the later time, keeps every record, as does a jump
+    /// in the last record.
+    @Test func aCorruptTimestampAheadCostsOneRecord() throws {
+        let corrupt = try Self.read(Self.header + """
+        1000000000 1 M 1 2 3 0.1
+        1010000000 1 M 1 2 3 0.1
+        11020000000 1 M 9 9 9 0.1
+        1030000000 1 M 1 2 3 0.1
+        1040000000 1 M 1 2 3 0.1
+
+        """)
+        #expect(corrupt.events.map(\.monotonicNanos) == [1_000_000_000, 1_010_000_000, 1_030_000_000, 1_040_000_000])
+        #expect(corrupt.statistics.rejections.byReason == ["outlierTime": 1])
+        #expect(corrupt.statistics.recordsAccepted == 4)
+
+        // A record that also goes back before the jump is still backward; the held one then meets the next.
+        let gap = try Self.read(Self.header + """
+        1000000000 1 M 1 2 3 0.1
+        5000000000 1 M 1 2 3 0.1
+        900000000 1 M 1 2 3 0.1
+        5000000000 1 M 4 5 6 0.1
+        9000000000 1 M 7 8 9 0.1
+
+        """)
+        #expect(gap.events.map(\.monotonicNanos) == [1_000_000_000, 5_000_000_000, 5_000_000_000, 9_000_000_000])
+        #expect(gap.statistics.rejections.byReason == ["backwardTime": 1])
+        #expect(gap.statistics.recordsAccepted == 4)
+        // In order, and the sample values with them (the held record is the one delivered, not a copy of another).
+        #expect(gap.events.count == 4)
+        if case .motion(.magnetometerRaw(let last)) = gap.events[3].payload { #expect(last.x == 7) } else { Issue.record("payload") }
+    }
+
     @Test func cutOffLastRecordIsTruncatedNotAWrongValue() throws {
         let r = try Self.read(Self.header + "1000 1 M 2244 176 -2495 0.0146\n2000 1 M 2244 176 -2495 0.01")
         #expect(r.events.count == 1)
