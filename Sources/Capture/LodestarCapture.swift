@@ -121,13 +121,16 @@ public final class LodestarCaptureReader: CaptureReader {
             if let event { return event }
         }
         // The end: a record still held after a jump had nothing after it to contradict it.
-        if let h = held {
-            held = nil
-            statistics.recordsAccepted += 1
-            lastTimeNanos = h.nanos
-            return h.event
-        }
-        return nil
+        return releaseHeld()
+    }
+
+    /// Accepts and returns the held record, if any.
+    private func releaseHeld() -> SensorEvent? {
+        guard let h = held else { return nil }
+        held = nil
+        statistics.recordsAccepted += 1
+        lastTimeNanos = h.nanos
+        return h.event
     }
 
     /// Orders one well-formed record (see `held`): what to deliver now, if anything.
@@ -135,11 +138,9 @@ public final class LodestarCaptureReader: CaptureReader {
         if let h = held {
             if t >= h.nanos {
                 // The stream goes on from the held record: a real gap. It goes out now, this one after it.
-                held = nil
-                statistics.recordsAccepted += 1
-                lastTimeNanos = h.nanos
+                let released = releaseHeld()
                 queued = admit(event, at: t)
-                return h.event
+                return released
             }
             if lastTimeNanos.map({ t >= $0 }) ?? true {
                 // Back where the stream was before it: the held record's time was the corrupt one.
