@@ -54,7 +54,7 @@ public struct GpsdJSONEncoder: OutputEncoder {
     public mutating func encode(_ event: OutputEvent, into out: inout ByteBuffer) {
         var w = JSONWriter()
         switch event {
-        case .fix(let l):
+        case .fix(let l), .lateFix(let l):
             w.begin(&out, class: "TPV")
             w.string(&out, "device", device)
             if l.quality != .unknown && l.quality != .gps && (l.mode == .twoD || l.mode == .threeD) {

@@ -137,6 +137,7 @@ public struct LodestarJSONEncoder: OutputEncoder {
             w.bool(&out, "headingAvailable", heading)
             w.end(&out)
         case .service(let s): encodeService(s, into: &out)
+        case .lateFix: break   // gpsd JSON only (fix times never go back here)
         case .sentence(let bytes):
             w.begin(&out, class: "nmea")
             var text = bytes[...]

@@ -54,6 +54,7 @@ public struct NMEAOutputEncoder: OutputEncoder {
                                            variationDegrees: h.declinationDegrees))
             out.append(string: encoder.hdm(headingMagneticDegrees: h.magneticHeadingDegrees))
         case .service(let s): encodeService(s, into: &out)
+        case .lateFix: break   // gpsd JSON only (fix times never go back here)
         case .status, .calibrationNeeded, .calibrationRefined, .availability:
             break
         }

@@ -5,6 +5,10 @@ import LocationServices
 /// Everything the pipeline emits, in order.
 public indirect enum OutputEvent: Sendable {
     case fix(Location)
+    /// A receiver's solution for a time already passed, not a fix of the stream (fix times never go back): a u-blox
+    /// NAV-PVT that arrives after the HNR-PVT of a later time. gpsd reports it as a TPV, so the gpsd encoder writes
+    /// it; every other output leaves it out. Only with smoothing off (the raw receiver stream, as gpsd's).
+    case lateFix(Location)
     case sky(SkyReport)
     case status(StatusReport)
     /// A proprietary or unsupported sentence passed through verbatim (with `--passthrough`).
@@ -37,8 +41,11 @@ extension OutputEvent {
     /// `LocationServicesStage.filtersFixes`), the raw fix stream is replaced by the fixes the services deliver
     /// (`service` events), so every output (encoder, network, MQTT, second formats) leaves raw `fix` events out.
     public func isReplacedByServices(filtersFixes: Bool) -> Bool {
-        if filtersFixes, case .fix = self { return true }
-        return false
+        guard filtersFixes else { return false }
+        switch self {
+        case .fix, .lateFix: return true
+        default: return false
+        }
     }
 }
 

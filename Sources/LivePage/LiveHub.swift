@@ -37,7 +37,7 @@ public final class LiveHub: OutputEventConsumer, Sendable {
         case .sky: cls = "sky"
         case .availability: cls = "availability"
         case .status: cls = "status"
-        case .service, .calibrationNeeded, .calibrationRefined, .sentence: return
+        case .service, .calibrationNeeded, .calibrationRefined, .sentence, .lateFix: return
         }
         var encoder = LodestarJSONEncoder()
         var buffer = LocationCore.ByteBuffer(capacity: 1024)

@@ -70,8 +70,8 @@ public final class MQTTOutput {
             if st.source != "mqtt" { send(topics.status, MQTTPayload.lodestar(event), durable: false) }
         case .availability:
             send(topics.status, MQTTPayload.lodestar(event), durable: false)
-        case .calibrationNeeded, .calibrationRefined, .sentence:
-            break
+        case .calibrationNeeded, .calibrationRefined, .sentence, .lateFix:
+            break   // a late fix would replace the retained newer one
         }
     }
 

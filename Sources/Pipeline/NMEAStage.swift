@@ -37,6 +37,8 @@ public final class NMEAStage {
         case integrity(ReceiverIntegrity)
         /// The receiver said what it is (u-blox MON-VER).
         case receiverVersion(MonVER)
+        /// A late UBX epoch's fix that gpsd reports (`UBXEpochAssembler.Output.lateFix`): not in the fix stream.
+        case lateFix(Location)
     }
 
     public struct Snapshot: Sendable {
@@ -329,6 +331,7 @@ public final class NMEAStage {
             out(.epoch(e))
         case .integrity(let i): out(.integrity(i))
         case .version(let v): out(.receiverVersion(v))
+        case .lateFix(let l): out(.lateFix(l))
         }
     }
 
@@ -377,6 +380,8 @@ public final class NMEAStage {
     /// UBX epochs not output because a fix of their time or later was out already: a late NAV-PVT behind the
     /// HNR-PVT stream (`UBXEpochAssembler.staleEpochs`), or a UBX epoch that came after its NMEA stood in for it.
     public var ubxEpochsLate: Int { streams.values.reduce(0) { $0 + $1.ubx.staleEpochs + $1.lateUBX } }
+    /// Of `ubxEpochsLate`, those handed on as `Output.lateFix` (gpsd reports them).
+    public var ubxLateFixes: Int { streams.values.reduce(0) { $0 + $1.ubx.lateFixes } }
 
     public var snapshot: Snapshot {
         Snapshot(statistics: statistics, sources: streams.keys.sorted(),

@@ -67,6 +67,8 @@ public final class Pipeline {
     private var followUps: [OutputEvent] = []
     public private(set) var fixesEmitted = 0
     public private(set) var skyEmitted = 0
+    /// Late receiver solutions handed to the outputs (`OutputEvent.lateFix`; gpsd's output writes them).
+    public private(set) var lateFixesEmitted = 0
     public private(set) var eventsProcessed = 0
     /// UTC of the last fix emitted (replay pacing for logs without timestamps).
     public private(set) var lastFixTime: Timestamp?
@@ -131,6 +133,9 @@ public final class Pipeline {
         case .sentence(let bytes): emit(.sentence(bytes))
         case .rtcm3: break  // counted by the stage; kept for a later NTRIP relay
         case .integrity(let i): integrityChanged(i)
+        case .lateFix(let l):
+            // gpsd's raw stream shows it; a smoothed stream would step back behind its own track (counted as late).
+            if !smoothing.enabled { lateFixesEmitted += 1; emit(.lateFix(l)) }
         case .receiverVersion(let v):
             let identity = ReceiverIdentity(driver: "u-blox", model: v.module, firmware: v.firmwareVersion,
                                             protocolVersion: v.value("PROTVER"), software: v.softwareVersion,

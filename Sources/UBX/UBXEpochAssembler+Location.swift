@@ -57,14 +57,17 @@ extension UBXEpochAssembler {
         case .deadReckoningOnly?, .twoD?: l.mode = .twoD
         case .threeD?, .gnssDeadReckoning?, .timeOnly?: l.mode = .threeD
         }
+        // As gpsd (NAV-PVT, HNR-PVT, NAV-SOL, NAV-STATUS alike): the fix type's quality, unless the solution is
+        // differential or RTK, which wins over dead reckoning too (an M8L's NAV-PVT, fix type 4 with diffSoln, is
+        // gpsd's status 2, not 6); a time-only fix stays time-only.
         switch fixType {
-        case .deadReckoningOnly?: l.quality = .deadReckoning
-        case .gnssDeadReckoning?: l.quality = .gnssDeadReckoning
         case .timeOnly?: l.quality = .timeOnly
-        case .twoD?, .threeD?:
+        case .deadReckoningOnly?, .gnssDeadReckoning?, .twoD?, .threeD?:
             if carrier == 1 { l.quality = .rtkFloat }
             else if carrier == 2 { l.quality = .rtkFixed }
             else if differential { l.quality = .dgps }
+            else if fixType == .deadReckoningOnly { l.quality = .deadReckoning }
+            else if fixType == .gnssDeadReckoning { l.quality = .gnssDeadReckoning }
             else { l.quality = .gps }
         default: l.quality = .unknown
         }

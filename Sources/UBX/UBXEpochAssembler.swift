@@ -12,6 +12,11 @@ public struct UBXEpochAssembler: Sendable {
         case integrity(ReceiverIntegrity)
         /// The receiver said what it is (MON-VER).
         case version(MonVER)
+        /// A late epoch's fix (`staleEpochs`) that gpsd reports: its solution behind the fixes already out (a
+        /// NAV-PVT after the HNR-PVT of a later time), closed by NAV-EOE once NAV-EOE is known to end this
+        /// receiver's epochs (gpsd reports at its learned cycle ender). Not a fix of the session's stream (fix times
+        /// never go back); gpsd's output shows it (`OutputEvent.lateFix`).
+        case lateFix(Location)
     }
 
     /// What one epoch has said so far.
@@ -63,6 +68,10 @@ public struct UBXEpochAssembler: Sendable {
     /// the receiver's clock going back (a reset, a week-rollover bug, a looping feed): it is output, and the smoother
     /// re-anchors on the new time base as for NMEA (`timeJumpsBack` counts them).
     public private(set) var staleEpochs = 0
+    /// Of `staleEpochs`, those handed on as `Output.lateFix` (closed by NAV-EOE after an earlier NAV-EOE).
+    public private(set) var lateFixes = 0
+    /// A NAV-EOE arrived before: gpsd has then learned it as this receiver's cycle ender and reports at it.
+    var sawEndOfEpoch = false
     /// Epochs more than `lateEpochToleranceNanos` behind the last emitted fix: a new time base, output.
     public private(set) var timeJumpsBack = 0
     /// How far behind the last emitted fix an epoch is late, not a new time base (ns): 1 s (the late NAV-PVTs of
@@ -199,7 +208,9 @@ public struct UBXEpochAssembler: Sendable {
 
     /// UBX-NAV-EOE: the epoch `t` is complete.
     mutating func endOfEpoch(_ t: UInt32, _ emit: (Output) -> Void) {
-        if epochOpen, epoch.iTOW == t { flush(emit) }
+        let known = sawEndOfEpoch
+        sawEndOfEpoch = true
+        if epochOpen, epoch.iTOW == t { flush(emit, reportingLate: known) }
     }
 
     /// NAV-SOL into the epoch begun; its week (when valid) carries over.
@@ -232,7 +243,8 @@ public struct UBXEpochAssembler: Sendable {
         emit(.integrity(i))
     }
 
-    private mutating func flush(_ emit: (Output) -> Void) {
+    /// `reportingLate`: the epoch ends at a known cycle ender (NAV-EOE), so a late one is handed on as `lateFix`.
+    private mutating func flush(_ emit: (Output) -> Void, reportingLate: Bool = false) {
         guard epochOpen else { return }
         epochOpen = false
         // One copy of the epoch (each use of the stored `epoch` as an argument below was a copy of its own).
@@ -242,6 +254,16 @@ public struct UBXEpochAssembler: Sendable {
         if e.hasSolution, let t = time, let last = lastFixTime, t <= last,
            last.nanosecondsSince1970 - t.nanosecondsSince1970 <= Self.lateEpochToleranceNanos {
             staleEpochs += 1
+            if reportingLate {
+                // The fix as it would have been, the carried state left as it is (the stream has moved on).
+                var l = Self.location(e, own: Self.fixState(e), lastFixState: lastFixState,
+                                      leapSeconds: leapSeconds, integrity: integrity)
+                l.time = t
+                l.timeFractionDigits = 3
+                l.receiveTime = epochReceiveTime
+                lateFixes += 1
+                emit(.lateFix(l))
+            }
         } else if e.hasSolution {
             if let t = time, let last = lastFixTime, t <= last { timeJumpsBack += 1 }
             if let time { lastFixTime = time }

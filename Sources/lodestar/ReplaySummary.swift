@@ -15,6 +15,7 @@ struct ReplaySummary {
     var nmeaFixesSuperseded = 0
     var nmeaFixesStoodIn = 0
     var ubxEpochsLate = 0
+    var ubxLateFixesOutput = 0
     var fixes = 0
     var deadReckoned = 0
     var paused = 0
@@ -38,6 +39,7 @@ struct ReplaySummary {
             nmeaFixesSuperseded = pipeline.nmea.nmeaFixesSuperseded
             nmeaFixesStoodIn = pipeline.nmea.nmeaFixesStoodIn
             ubxEpochsLate = pipeline.nmea.ubxEpochsLate
+            ubxLateFixesOutput = pipeline.lateFixesEmitted
             fixes = pipeline.fixesEmitted
             deadReckoned = pipeline.fixesDeadReckoned
             paused = pipeline.fixesPaused
@@ -57,6 +59,7 @@ struct ReplaySummary {
         nmeaFixesSuperseded += o.nmeaFixesSuperseded
         nmeaFixesStoodIn += o.nmeaFixesStoodIn
         ubxEpochsLate += o.ubxEpochsLate
+        ubxLateFixesOutput += o.ubxLateFixesOutput
         fixes += o.fixes
         deadReckoned += o.deadReckoned
         paused += o.paused
@@ -85,7 +88,12 @@ struct ReplaySummary {
         if !binary.isEmpty { sections.append(binary.summary) }
         if nmeaFixesSuperseded > 0 { sections.append("\(nmeaFixesSuperseded) NMEA fixes superseded by UBX") }
         if nmeaFixesStoodIn > 0 { sections.append("\(nmeaFixesStoodIn) NMEA fixes in place of lost UBX epochs") }
-        if ubxEpochsLate > 0 { sections.append("\(ubxEpochsLate) late UBX epochs not output") }
+        if ubxEpochsLate > 0 {
+            // Late solutions are never fixes of the stream; gpsd's output shows those gpsd reports (a TPV behind).
+            sections.append(ubxLateFixesOutput > 0
+                ? "\(ubxEpochsLate) late UBX epochs not in the fix stream (gpsd output shows \(ubxLateFixesOutput), as gpsd)"
+                : "\(ubxEpochsLate) late UBX epochs not output")
+        }
         var output = "output: \(fixes) fixes"
         if deadReckoned > 0 { output += " (\(deadReckoned) dead-reckoned)" }
         if paused > 0 { output += ", \(paused) paused while stationary" }

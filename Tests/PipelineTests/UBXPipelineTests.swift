@@ -123,6 +123,79 @@ import UBX
         #expect(fixes.allSatisfy { $0.horizontalAccuracyMeters == 1.038 })
         #expect(pipeline.nmea.nmeaFixesStoodIn == 0 && pipeline.nmea.nmeaFixesSuperseded == 10)
     }
+
+    /// An HNR-PVT at time `ms` (ms of 2024-06-01 12:00) at latitude `lat` (1e-7°), fix type 3, no differential.
+    static func hnr(ms: Int, lat: Int) -> [UInt8] {
+        var p = [UInt8](repeating: 0, count: 72)
+        func put(_ o: Int, _ bytes: [UInt8]) { for (k, b) in bytes.enumerated() { p[o + k] = b } }
+        put(0, le(ms, 4)); put(4, le(2024, 2)); p[6] = 6; p[7] = 1; p[8] = 12; p[10] = UInt8(ms / 1000); p[11] = 7
+        put(12, le(ms % 1000 * 1_000_000, 4)); p[16] = 3; p[17] = 0x01
+        put(20, le(138_362_345, 4)); put(24, le(lat, 4)); put(52, le(1500, 4))   // lon, lat, hAcc 1.5 m
+        return UBX.frame(classID: 0x28, messageID: 0x00, payload: p)!
+    }
+
+    /// The NAV-PVT of whole second `second` (fix type 4, GNSS + dead reckoning, with diffSoln) at latitude `lat`.
+    static func lateNavPVT(second: Int, lat: Int) -> [UInt8] {
+        var p = [UInt8](repeating: 0, count: 92)
+        func put(_ o: Int, _ bytes: [UInt8]) { for (k, b) in bytes.enumerated() { p[o + k] = b } }
+        put(0, le(second * 1000, 4)); put(4, le(2024, 2)); p[6] = 6; p[7] = 1; p[8] = 12; p[10] = UInt8(second); p[11] = 7
+        p[20] = 4; p[21] = 0x01 | 0x02; p[23] = 12
+        put(24, le(138_362_345, 4)); put(28, le(lat, 4)); put(40, le(2100, 4))
+        return UBX.frame(classID: 0x01, messageID: 0x07, payload: p)!
+    }
+
+    /// A NEO-M8L/M8U in sensor fusion (the pattern of gpsd's ublox-neo-m8l.log): HNR-PVT at 10 Hz, and each whole
+    /// second's NAV-PVT late, after the HNR-PVT of x.400, closed by NAV-EOE. gpsd 3.27 reports that NAV-PVT as a TPV
+    /// of its own time (behind the one before) once NAV-EOE is its known cycle ender — not in the first epoch — and
+    /// with its status, DGPS (2): diffSoln wins over the GNSS + DR fix type. Lodestar's fix stream never goes back:
+    /// the late solution is an `OutputEvent.lateFix`, written by the gpsd encoder alone, and only with smoothing off.
+    /// In the third second an HNR-PVT comes between the NAV-PVT and its NAV-EOE (as at 15:32:00 in that log): the
+    /// epoch ended at the HNR-PVT's iTOW, not at its ender, and is not reported.
+    @Test func aLateNAVPVTBehindHNRIsReportedInGpsdOutputAsGpsdDoes() throws {
+        var bytes: [UInt8] = []
+        let eoe = { (s: Int) in UBX.frame(classID: 0x01, messageID: 0x61, payload: Self.le(s * 1000, 4))! }
+        for s in 1...4 {
+            for k in 0...4 { bytes += Self.hnr(ms: s * 1000 + k * 100, lat: -349_000_000 + s * 1000 + k * 100) }
+            bytes += Self.lateNavPVT(second: s, lat: -349_000_000 + s * 1000 + 37)
+            if s == 3 { bytes += Self.hnr(ms: s * 1000 + 500, lat: -349_000_000 + s * 1000 + 500) }
+            bytes += eoe(s)
+            for k in (s == 3 ? 6 : 5)...9 { bytes += Self.hnr(ms: s * 1000 + k * 100, lat: -349_000_000 + s * 1000 + k * 100) }
+        }
+        func run(smoothing: Bool) -> (fixes: [Location], late: [Location], gpsd: [String], json: Int, pipeline: Pipeline) {
+            var settings = Pipeline.Settings()
+            if !smoothing { settings.smoothing.smoothing = nil }
+            let pipeline = Pipeline(settings: settings, encoder: LodestarJSONEncoder(), sinks: [])
+            var fixes: [Location] = [], late: [Location] = [], gpsd: [String] = [], json = 0
+            var encoder = GpsdJSONEncoder(device: "/dev/ttyACM0"), lodestar = LodestarJSONEncoder()
+            pipeline.observer = { e in
+                if case .fix(let l) = e { fixes.append(l) }
+                if case .lateFix(let l) = e {
+                    late.append(l)
+                    var b = ByteBuffer(capacity: 512), j = ByteBuffer(capacity: 512)
+                    encoder.encode(e, into: &b)
+                    lodestar.encode(e, into: &j)
+                    gpsd.append(String(decoding: b.array, as: UTF8.self))
+                    json += j.array.count
+                }
+            }
+            bytes.withUnsafeBufferPointer { pipeline.feedNMEA($0) }
+            pipeline.finish()
+            return (fixes, late, gpsd, json, pipeline)
+        }
+        let raw = run(smoothing: false)
+        let times = raw.fixes.compactMap { $0.time?.nanosecondsSince1970 }
+        #expect(raw.fixes.count == 40 && zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "the HNR-PVT stream, in order")
+        #expect(raw.late.map { $0.time?.iso8601(fractionDigits: 3) } == ["2024-06-01T12:00:02.000Z", "2024-06-01T12:00:04.000Z"])
+        #expect(zip(raw.late.compactMap(\.latitudeDegrees), [-34.8997963, -34.8995963]).allSatisfy { abs($0 - $1) < 1e-9 }
+                && raw.late.count == 2, "the NAV-PVT's own position")
+        #expect(raw.late.allSatisfy { $0.quality == .dgps && $0.mode == .threeD && $0.horizontalAccuracyMeters == 2.1 })
+        #expect(raw.gpsd.count == 2 && raw.gpsd.allSatisfy { $0.hasPrefix("{\"class\":\"TPV\",\"device\":\"/dev/ttyACM0\",\"status\":2,\"mode\":3,") })
+        #expect(raw.gpsd.first?.contains("\"time\":\"2024-06-01T12:00:02.000Z\"") == true && raw.gpsd.first?.contains("\"lat\":-34.899796300") == true)
+        #expect(raw.json == 0, "Lodestar JSON keeps its fix times in order")
+        #expect(raw.pipeline.nmea.ubxEpochsLate == 4 && raw.pipeline.lateFixesEmitted == 2)
+        let smoothed = run(smoothing: true)
+        #expect(smoothed.late.isEmpty && smoothed.pipeline.nmea.ubxEpochsLate == 4, "a smoothed stream does not step back")
+    }
 }
 
 extension String {

@@ -99,7 +99,8 @@ struct UBXDecoderPyUBX2Tests {
         assembler.finish { if case .epoch(.fix(let l)) = $0 { fixes.append(l) } }
         #expect(outcome == .decoded)
         let f = try #require(fixes.first)
-        #expect(fixes.count == 1 && f.mode == .threeD && f.quality == .gnssDeadReckoning && f.pdop == nil)
+        // Fix type 4 (GNSS + DR) with carrSoln 1: RTK float, as gpsd's status (the carrier solution wins over DR).
+        #expect(fixes.count == 1 && f.mode == .threeD && f.quality == .rtkFloat && f.pdop == nil)
         #expect(f.time == Timestamp(year: 2026, month: 4, day: 20, hour: 13, minute: 48, second: 55))
         #expect(close(f.latitudeDegrees, 51.2623256, 1.01e-7) && close(f.horizontalAccuracyMeters, 0.803))
         #expect(close(f.speedMetersPerSecond, 0.328) && close(f.courseDegrees, 168.81256, 1.01e-5))
