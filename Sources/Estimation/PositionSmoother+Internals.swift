@@ -97,6 +97,7 @@ extension PositionSmoother {
         lowSpeedSince = nil
         outputENU = nil
         provisional = nil
+        positionsMaybeSlow = false; positionShortPoint = nil; positionSeed = nil
         afterOutage = false
         resetInertialIntegration()
     }
@@ -227,6 +228,7 @@ extension PositionSmoother {
         var speed = fix.speedMetersPerSecond
         // No speed and no accelerometer: the speed the positions show (`stopFromPositions`).
         var fromPositions: PositionMotion?
+        positionsMaybeSlow = false
         if speed == nil, accVar == nil, settings.stopFromPositions, let p = speedFromPositions(fix: fix, t: t) {
             speed = p.speed; fromPositions = p
         }
@@ -360,7 +362,10 @@ extension PositionSmoother {
             // the first parked fix.
             stopSum = (kf.x[0], kf.x[1]); stopCount = 1
             // Found from the positions: the line through the fixes, not the filter (which lags without a speed).
-            if fix.speedMetersPerSecond == nil, let p = provisional { stopSum = p }
+            if fix.speedMetersPerSecond == nil {
+                if let p = positionSeed, p.since == since { stopSum = (p.east, p.north) } else if let p = provisional { stopSum = p }
+            }
+            positionSeed = nil
             stopStart = t
             zeroVelocityUpdate()
         }
@@ -833,7 +838,18 @@ extension PositionSmoother {
         } else {
             // Slow enough to be stopping: the output waits where it is (the first slow fix's estimate) until the
             // stop is confirmed or motion resumes, instead of drawing the filter's settling as path.
-            if lowSpeedSince != nil, measuredENU != nil, !afterOutage {
+            // Without a speed, the output waits as soon as the last 2 s of fixes may be a stop (`positionsMaybeSlow`),
+            // at their line's point for the fix (the filter, without a speed, overshoots a braking vehicle by 0.5–1 m
+            // a fix), before the longer window confirms a slow speed; once the filter has moved on from that point by
+            // more than a fix's white noise (χ² beyond the gate) without the slow speed confirmed, it waits there
+            // instead, so a vehicle crawling on is followed in steps of about that noise.
+            let maybeSlow = positionsMaybeSlow && fix.speedMetersPerSecond == nil
+            if lowSpeedSince != nil || maybeSlow, measuredENU != nil, !afterOutage {
+                if lowSpeedSince == nil, let p = provisional,
+                   (e - p.east) * (e - p.east) + (n - p.north) * (n - p.north) >= settings.positionGateChiSquare * holdWhiteVariance {
+                    provisional = (e, n)
+                }
+                if provisional == nil, lowSpeedSince == nil, let q = positionShortPoint { provisional = q }
                 if let p = provisional { e = p.east; n = p.north } else { provisional = (e, n) }
             } else {
                 provisional = nil

@@ -157,6 +157,7 @@ extension PositionSmoother {
     /// accelerometer (`Settings.stopFromPositions`); nil where there are too few fixes yet. Adds the fix to the window.
     mutating func speedFromPositions(fix: Location, t: Timestamp) -> PositionMotion? {
         positionFitPoint = nil
+        positionsMaybeSlow = false
         var shortFit: PositionWindow.Fit?
         guard let fr = frame, let lat = fix.latitudeDegrees, let lon = fix.longitudeDegrees else { return nil }
         let z = fr.enu(latitudeDegrees: lat, longitudeDegrees: lon)
@@ -208,6 +209,14 @@ extension PositionSmoother {
                 } else {
                     return PositionMotion(speed: sp, slow: false, shortFit: short, startShown: suspendedStop != nil)
                 }
+            }
+            // Not significant: the vehicle may be stopping (`positionsMaybeSlow`) where the slope is also below the
+            // exit speed and within 2 σ of standing still (σ as for the longer window's test below).
+            if !isStationary, settings.waitFromShortSlope {
+                let sigma = Swift.max(white / short.sxx, rest.isFinite ? rest : 0).squareRoot()
+                positionShortPoint = (short.atNewest.east, short.atNewest.north)
+                positionsMaybeSlow = sp <= Swift.min(settings.stationaryExitSpeedMetersPerSecond,
+                                                     Swift.max(settings.stationaryEnterSpeedMetersPerSecond, 2 * sigma))
             }
             if isStationary {
                 let n = positionWindowBox!.value.restSlopeCount + 1

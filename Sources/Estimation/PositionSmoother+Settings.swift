@@ -48,6 +48,7 @@ extension PositionSmoother.Settings {
         "heldRadiusFromOffset": \.heldRadiusFromOffset,
         "stopFromPositions": \.stopFromPositions,
         "holdWanderBeyondShownLags": \.holdWanderBeyondShownLags,
+        "waitFromShortSlope": \.waitFromShortSlope,
     ]
 
     /// Every setting name accepted by `set(_:_:)`.

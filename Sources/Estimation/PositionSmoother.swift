@@ -115,6 +115,9 @@ public struct PositionSmoother: Sendable {
         /// error (a wander's reach, which the radius already claims) before it moves the held point. Not in the stop a
         /// recording starts in, where a receiver's fixes converge after its start and following them is the gain.
         public var holdWanderBeyondShownLags = true
+        /// With `stopFromPositions`: the output waits as soon as the last 2 s of fixes may be a stop (no significant
+        /// slope, below the exit speed), at that line's point, before the longer window confirms a slow speed.
+        public var waitFromShortSlope = true
         public init() {}
         public static let `default` = Settings()
     }
@@ -278,6 +281,14 @@ public struct PositionSmoother: Sendable {
     var outputENU: (east: Double, north: Double)?
     /// Where the output waits while the speed is low but the stop is not yet confirmed.
     var provisional: (east: Double, north: Double)?
+    /// A fix without a speed (`stopFromPositions`) whose last 2 s of fixes show no significant speed and less than
+    /// the exit speed: the vehicle may be stopping, before the longer window can say so. The output waits at
+    /// `positionShortPoint` (that line's point for the fix) instead of drawing the filter's overshoot as path.
+    var positionsMaybeSlow = false
+    var positionShortPoint: (east: Double, north: Double)?
+    /// The longer window's point for the first slow fix (`positionFitPoint` then) and that fix's time: a stop found
+    /// from the positions is seeded there even when the output already waits at an earlier, noisier point.
+    var positionSeed: (east: Double, north: Double, since: Timestamp)?
     var afterOutage = false
     /// The velocity to report for the last fix, with its covariance, when it is not the filter's own
     /// (`velocityAtTimeTag`), nil otherwise.
@@ -426,10 +437,12 @@ public struct PositionSmoother: Sendable {
             lastOutcome = .accepted
         }
         // The first fix of a possible stop found from the positions (`stopFromPositions`): the output waits where the
-        // line through the recent fixes puts this one (the filter, without a speed, lags behind the braking).
-        if fix.speedMetersPerSecond == nil, !isStationary, lowSpeedSince == t, provisional == nil, !afterOutage,
+        // line through the recent fixes puts this one (the filter, without a speed, lags behind the braking), unless it
+        // already waits where the last 2 s put the vehicle (`positionsMaybeSlow`); the stop is seeded here either way.
+        if fix.speedMetersPerSecond == nil, !isStationary, lowSpeedSince == t, !afterOutage,
            let p = positionFitPoint {
-            provisional = p
+            if provisional == nil { provisional = p }
+            positionSeed = (p.east, p.north, t)
         }
         // The first fix of a possible stop: the output waits where the velocities put the vehicle (`stopFromVelocities`).
         if let prev = previous, !isStationary, lowSpeedSince == t, provisional == nil, dt <= 2, !afterOutage {

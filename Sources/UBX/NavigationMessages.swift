@@ -6,7 +6,8 @@ public enum UBXFixType: UInt8, Sendable, Hashable {
 }
 
 /// UBX-NAV-PVT (0x01 0x07): navigation position, velocity and time. 92 bytes (protocol 14+: 84 bytes, without
-/// headVeh/magDec/magAcc).
+/// headVeh/magDec/magAcc). Longer payloads are taken, their extra bytes ignored, as gpsd does and as u-blox asks of
+/// parsers (a later protocol may append fields); so for every fixed-layout message here.
 public struct NavPVT: Sendable, Hashable {
     public static let lengths = [92, 84]
     public var iTOWMilliseconds: UInt32
@@ -39,7 +40,7 @@ public struct NavPVT: Sendable, Hashable {
     public var magneticDeclinationDegrees: Double?
 
     public init?(payload: UnsafeBufferPointer<UInt8>) {
-        guard Self.lengths.contains(payload.count) else { return nil }
+        guard payload.count >= 84 else { return nil }
         let p = LittleEndian(payload)
         iTOWMilliseconds = p.u4(0)
         year = Int(p.u2(4)); month = Int(p.u1(6)); day = Int(p.u1(7))
@@ -83,7 +84,7 @@ extension NavPVT {
     /// NAV-PVT in its layout and in three fields: no pDOP (nil); no accuracy of the heading of motion, so the vehicle
     /// heading's (`accHeading`, 1e-2°) stands for it when `vehHeadingValid`, else 180°; and no `invalidLlh` flag.
     public init?(attitudePayload payload: UnsafeBufferPointer<UInt8>) {
-        guard payload.count == 116 else { return nil }
+        guard payload.count >= 116 else { return nil }   // longer: fields a later protocol appends, ignored
         let p = LittleEndian(payload)
         guard p.u1(4) == 0 else { return nil }
         iTOWMilliseconds = p.u4(0)
@@ -129,7 +130,7 @@ public struct NavPOSLLH: Sendable, Hashable {
     public var horizontalAccuracyMeters: Double, verticalAccuracyMeters: Double
 
     public init?(payload: UnsafeBufferPointer<UInt8>) {
-        guard payload.count == 28 else { return nil }
+        guard payload.count >= 28 else { return nil }   // longer: fields a later protocol appends, ignored
         let p = LittleEndian(payload)
         iTOWMilliseconds = p.u4(0)
         longitudeDegrees = Double(p.i4(4)) * 1e-7
@@ -152,7 +153,7 @@ public struct NavHPPOSLLH: Sendable, Hashable {
     public var horizontalAccuracyMeters: Double, verticalAccuracyMeters: Double
 
     public init?(payload: UnsafeBufferPointer<UInt8>) {
-        guard payload.count == 36 else { return nil }
+        guard payload.count >= 36 else { return nil }   // longer: fields a later protocol appends, ignored
         let p = LittleEndian(payload)
         version = Int(p.u1(0))
         invalidLLH = p.u1(3) & 1 != 0
@@ -183,7 +184,7 @@ public struct NavSOL: Sendable, Hashable {
     public var satellitesUsed: Int
 
     public init?(payload: UnsafeBufferPointer<UInt8>) {
-        guard payload.count == 52 else { return nil }
+        guard payload.count >= 52 else { return nil }   // longer: fields a later protocol appends, ignored
         let p = LittleEndian(payload)
         iTOWMilliseconds = p.u4(0)
         fTOWNanoseconds = p.i4(4)
@@ -217,7 +218,7 @@ public struct NavPOSECEF: Sendable, Hashable {
 
     /// NAV-POSECEF: iTOW, ecefX/Y/Z (cm), pAcc (cm).
     public init?(payload: UnsafeBufferPointer<UInt8>) {
-        guard payload.count == 20 else { return nil }
+        guard payload.count >= 20 else { return nil }   // longer: fields a later protocol appends, ignored
         let p = LittleEndian(payload)
         iTOWMilliseconds = p.u4(0)
         ecefXMeters = Double(p.i4(4)) * 0.01
@@ -230,7 +231,7 @@ public struct NavPOSECEF: Sendable, Hashable {
     /// NAV-HPPOSECEF (version 0): iTOW at 4, ecefX/Y/Z (cm) plus their 0.1 mm parts, flags (invalidEcef), pAcc
     /// (0.1 mm).
     public init?(highPrecisionPayload payload: UnsafeBufferPointer<UInt8>) {
-        guard payload.count == 28, payload[0] == 0 else { return nil }
+        guard payload.count >= 28, payload[0] == 0 else { return nil }
         let p = LittleEndian(payload)
         iTOWMilliseconds = p.u4(4)
         ecefXMeters = Double(p.i4(8)) * 0.01 + Double(p.i1(20)) * 1e-4
@@ -248,7 +249,7 @@ public struct NavVELECEF: Sendable, Hashable {
     public var speedAccuracyMetersPerSecond: Double
 
     public init?(payload: UnsafeBufferPointer<UInt8>) {
-        guard payload.count == 20 else { return nil }
+        guard payload.count >= 20 else { return nil }   // longer: fields a later protocol appends, ignored
         let p = LittleEndian(payload)
         iTOWMilliseconds = p.u4(0)
         ecefVelocityXMetersPerSecond = Double(p.i4(4)) * 0.01
@@ -269,7 +270,7 @@ public struct NavVELNED: Sendable, Hashable {
     public var courseAccuracyDegrees: Double
 
     public init?(payload: UnsafeBufferPointer<UInt8>) {
-        guard payload.count == 36 else { return nil }
+        guard payload.count >= 36 else { return nil }   // longer: fields a later protocol appends, ignored
         let p = LittleEndian(payload)
         iTOWMilliseconds = p.u4(0)
         velocityNorthMetersPerSecond = Double(p.i4(4)) * 0.01
@@ -289,7 +290,7 @@ public struct NavDOP: Sendable, Hashable {
     public var gdop: Double, pdop: Double, tdop: Double, vdop: Double, hdop: Double, ndop: Double, edop: Double
 
     public init?(payload: UnsafeBufferPointer<UInt8>) {
-        guard payload.count == 18 else { return nil }
+        guard payload.count >= 18 else { return nil }   // longer: fields a later protocol appends, ignored
         let p = LittleEndian(payload)
         iTOWMilliseconds = p.u4(0)
         gdop = Double(p.u2(4)) * 0.01; pdop = Double(p.u2(6)) * 0.01; tdop = Double(p.u2(8)) * 0.01
@@ -318,7 +319,7 @@ public struct HnrPVT: Sendable, Hashable {
     public var headingOfVehicleDegrees: Double
 
     public init?(payload: UnsafeBufferPointer<UInt8>) {
-        guard payload.count == 72 else { return nil }
+        guard payload.count >= 72 else { return nil }   // longer: fields a later protocol appends, ignored
         let p = LittleEndian(payload)
         iTOWMilliseconds = p.u4(0)
         year = Int(p.u2(4)); month = Int(p.u1(6)); day = Int(p.u1(7))

@@ -13,7 +13,7 @@ public struct NavSTATUS: Sendable, Hashable {
     public var millisecondsSinceStartup: UInt32
 
     public init?(payload: UnsafeBufferPointer<UInt8>) {
-        guard payload.count == 16 else { return nil }
+        guard payload.count >= 16 else { return nil }   // longer: fields a later protocol appends, ignored
         let p = LittleEndian(payload)
         iTOWMilliseconds = p.u4(0)
         fixType = UBXFixType(rawValue: p.u1(4))
@@ -39,7 +39,7 @@ public struct NavTIMEGPS: Sendable, Hashable {
     public var timeAccuracySeconds: Double
 
     public init?(payload: UnsafeBufferPointer<UInt8>) {
-        guard payload.count == 16 else { return nil }
+        guard payload.count >= 16 else { return nil }   // longer: fields a later protocol appends, ignored
         let p = LittleEndian(payload)
         iTOWMilliseconds = p.u4(0)
         fTOWNanoseconds = p.i4(4)
@@ -60,7 +60,7 @@ public struct NavTIMEUTC: Sendable, Hashable {
     public var timeOfWeekValid: Bool, weekValid: Bool, utcValid: Bool
 
     public init?(payload: UnsafeBufferPointer<UInt8>) {
-        guard payload.count == 20 else { return nil }
+        guard payload.count >= 20 else { return nil }   // longer: fields a later protocol appends, ignored
         let p = LittleEndian(payload)
         iTOWMilliseconds = p.u4(0)
         timeAccuracySeconds = Double(p.u4(4)) * 1e-9
@@ -124,7 +124,7 @@ public struct NavATT: Sendable, Hashable {
 
     public init?(payload: UnsafeBufferPointer<UInt8>) {
         let p = LittleEndian(payload)
-        guard payload.count == 32, p.u1(4) == 0 else { return nil }
+        guard payload.count >= 32, p.u1(4) == 0 else { return nil }
         iTOWMilliseconds = p.u4(0)
         rollDegrees = Double(p.i4(8)) * 1e-5
         pitchDegrees = Double(p.i4(12)) * 1e-5
@@ -148,7 +148,7 @@ public struct TimTP: Sendable, Hashable {
     public var referenceInfo: UInt8
 
     public init?(payload: UnsafeBufferPointer<UInt8>) {
-        guard payload.count == 16 else { return nil }
+        guard payload.count >= 16 else { return nil }   // longer: fields a later protocol appends, ignored
         let p = LittleEndian(payload)
         timeOfWeekMilliseconds = p.u4(0)
         timeOfWeekSubMilliseconds = Double(p.u4(4)) / 4_294_967_296.0

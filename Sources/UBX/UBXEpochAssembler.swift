@@ -335,7 +335,7 @@ public struct UBXEpochAssembler: Sendable {
     }
 
     static func utc(_ y: Int, _ mo: Int, _ d: Int, _ h: Int, _ mi: Int, _ s: Int, _ nano: Int) -> Timestamp? {
-        guard s <= 60, abs(nano) < 1_000_000_000,
+        guard s <= 60, abs(nano) <= 1_000_000_000,   // nano −1e9…1e9, as the protocol allows
               let base = Timestamp(year: y, month: mo, day: d, hour: h, minute: mi, second: min(s, 59)) else { return nil }
         var ns = base.nanosecondsSince1970 + Int64(nano) + (s == 60 ? 1_000_000_000 : 0)
         ns = (ns + 500_000).dividedRoundingDown(by: 1_000_000) * 1_000_000

@@ -294,7 +294,8 @@ struct UBXDecoderPyUBX2Tests {
     }
 
     @Test func wrongLengthsAreMalformedAndUnknownIdsUnknown() {
-        #expect(Self.decode(UBX.frame(classID: 0x01, messageID: 0x07, payload: Array(repeating: 0, count: 91))!) == .malformed)
+        // Shorter than the oldest NAV-PVT (84 bytes); a longer one is taken, its extra bytes ignored, as gpsd does.
+        #expect(Self.decode(UBX.frame(classID: 0x01, messageID: 0x07, payload: Array(repeating: 0, count: 83))!) == .malformed)
         #expect(Self.decode(UBX.frame(classID: 0x01, messageID: 0x35, payload: [0, 0, 0, 0, 1, 2, 0, 0] + Array(repeating: 0, count: 12))!) == .malformed)
         #expect(Self.decode(UBX.frame(classID: 0x01, messageID: 0x3C, payload: Array(repeating: 0, count: 64))!) == .malformed,
                 "RELPOSNED version 0 with the version-1 length")

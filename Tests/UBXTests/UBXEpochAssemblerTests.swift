@@ -30,6 +30,36 @@ func pvt(iTOW: Int, second: Int, carrier: Int = 0) -> UBXDecoded {
 }
 
 @Suite struct UBXEpochAssemblerTests {
+    /// A NAV-PVT longer than 92 bytes (fields a later protocol appends) is a NAV-PVT, its extra bytes ignored, as
+    /// gpsd decodes it and u-blox asks of parsers; nano may be ±1e9 (the protocol's range): 11:59:59 + 1e9 ns is
+    /// 12:00:00.000, as gpsdecode prints it. (Both found on crafted frames by a check against pyubx2 and gpsdecode.)
+    @Test func aLongerNAVPVTAndANanoOfOneSecondDecode() {
+        var w = PayloadWriter(100)
+        w.u4(0, 1000); w.u2(4, 2024); w.u1(6, 6); w.u1(7, 1); w.u1(8, 11); w.u1(9, 59); w.u1(10, 59); w.u1(11, 0x07)
+        w.u4(16, 1_000_000_000); w.u1(20, 3); w.u1(21, 0x01); w.u1(23, 9)
+        w.u4(24, 1_381_234_567); w.u4(28, -349_062_266); w.u4(40, 2500)
+        for k in 92..<100 { w.u1(k, 0xAB) }
+        var a = UBXEpochAssembler()
+        var out: [UBXEpochAssembler.Output] = []
+        a.add(decoded(0x01, 0x07, w)) { out.append($0) }
+        a.finish { out.append($0) }
+        guard case .epoch(.fix(let l))? = out.first else { Issue.record("no fix: \(out)"); return }
+        #expect(l.time?.iso8601(fractionDigits: 3) == "2024-06-01T12:00:00.000Z")
+        #expect(close(l.latitudeDegrees, -34.9062266) && close(l.longitudeDegrees, 138.1234567) && l.mode == .threeD)
+        w.u4(16, -1_000_000_000)
+        var b = UBXEpochAssembler()
+        out = []
+        b.add(decoded(0x01, 0x07, w)) { out.append($0) }
+        b.finish { out.append($0) }
+        guard case .epoch(.fix(let m))? = out.first else { Issue.record("no fix: \(out)"); return }
+        #expect(m.time?.iso8601(fractionDigits: 3) == "2024-06-01T11:59:58.000Z")
+        // Shorter than the 84 bytes of the oldest NAV-PVT: malformed, not read past its end.
+        var short = PayloadWriter(80)
+        short.u4(0, 1000)
+        let outcome = short.bytes.withUnsafeBufferPointer { UBXDecoded.decode(classID: 0x01, messageID: 0x07, payload: $0) }
+        if case .decoded = outcome { Issue.record("an 80-byte NAV-PVT decoded") }
+    }
+
     @Test func oneEpochFromPVTDOPAndSATEmittedAtEOE() {
         var a = UBXEpochAssembler()
         var out: [UBXEpochAssembler.Output] = []
