@@ -211,12 +211,20 @@ extension PositionSmoother {
                 }
             }
             // Not significant: the vehicle may be stopping (`positionsMaybeSlow`) where the slope is also below the
-            // exit speed and within 2 σ of standing still (σ as for the longer window's test below).
+            // exit speed and within 2 σ of standing still (σ as for the longer window's test below). Where 2 s of fixes
+            // cannot tell the exit speed from standing still at 1 σ (white 1 m at 1 Hz and noisier), over the fewest
+            // fixes (2 s at least) that show it at 2 σ.
             if !isStationary, settings.waitFromShortSlope {
-                let sigma = Swift.max(white / short.sxx, rest.isFinite ? rest : 0).squareRoot()
-                positionShortPoint = (short.atNewest.east, short.atNewest.north)
-                positionsMaybeSlow = sp <= Swift.min(settings.stationaryExitSpeedMetersPerSecond,
-                                                     Swift.max(settings.stationaryEnterSpeedMetersPerSecond, 2 * sigma))
+                let exit = settings.stationaryExitSpeedMetersPerSecond
+                var f = short
+                if white / short.sxx > exit * exit,
+                   let wide = window.fit(until: { span, sxx, k in span >= 2 && k >= 3 && white / sxx <= exit * exit / 4 }),
+                   white / wide.sxx <= exit * exit / 4 {
+                    f = wide
+                }
+                let sigma = Swift.max(white / f.sxx, rest.isFinite ? rest : 0).squareRoot()
+                positionShortPoint = (f.atNewest.east, f.atNewest.north)
+                positionsMaybeSlow = f.speed <= Swift.min(exit, Swift.max(settings.stationaryEnterSpeedMetersPerSecond, 2 * sigma))
             }
             if isStationary {
                 let n = positionWindowBox!.value.restSlopeCount + 1
