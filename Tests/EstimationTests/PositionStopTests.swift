@@ -112,6 +112,23 @@ import TestSupport
         #expect(afterGap.prefix(6).allSatisfy { $0 < 5 })
     }
 
+    /// Catalogue receiver `i` at `rate` without its speed, 8 seeds: smoothed with the default settings and with
+    /// `other`, both against the simulator's truth.
+    static func withoutSpeed(_ i: Int, rate: Double, against other: PositionSmoother.Settings)
+        -> (SimulatedReceiver, SmoothingEvaluation.Report, SmoothingEvaluation.Report) {
+        var r = SimulatedReceiver.catalogue[i]
+        r.rateHz = rate
+        let runs = AccuracyHonestyTests.seeds.map { r.run(seed: $0) }
+        let raw = runs.flatMap { $0.fixes.map(\.withoutVelocity) }
+        let truth = runs.flatMap(\.truth)
+        let on = SmoothingEvaluation.evaluate(
+            raw: raw, smoothed: runs.flatMap { SmoothingEvaluation.smooth($0.fixes.map(\.withoutVelocity)) }, truth: truth)
+        let off = SmoothingEvaluation.evaluate(
+            raw: raw, smoothed: runs.flatMap { SmoothingEvaluation.smooth($0.fixes.map(\.withoutVelocity), settings: other) },
+            truth: truth)
+        return (r, on, off)
+    }
+
     /// Without a speed, the output waits from the first fix whose recent fixes (2 s, or as many as show the exit speed
     /// at 2 σ) may be a stop, instead of drawing the filter's overshoot of the braking (2026-12-07): against the
     /// simulator's truth, white 2 m, white 1 m + GM 60 s 1.5 m and the 0.5 m white-noise receivers (GM 300 s, constant
@@ -119,18 +136,9 @@ import TestSupport
     /// rows; p50 and p95 stay below raw.
     @Test(arguments: [(0, 1.0), (0, 2.0), (2, 1.0), (3, 1.0), (3, 2.0), (4, 1.0), (4, 2.0), (5, 1.0), (5, 2.0)])
     func withoutSpeedTheOutputWaitsFromTheShortSlope(_ i: Int, _ rate: Double) {
-        var r = SimulatedReceiver.catalogue[i]
-        r.rateHz = rate
-        let runs = AccuracyHonestyTests.seeds.map { r.run(seed: $0) }
-        let raw = runs.flatMap { $0.fixes.map(\.withoutVelocity) }
-        let truth = runs.flatMap(\.truth)
         var without = PositionSmoother.Settings.default
         without.waitFromShortSlope = false
-        let on = SmoothingEvaluation.evaluate(
-            raw: raw, smoothed: runs.flatMap { SmoothingEvaluation.smooth($0.fixes.map(\.withoutVelocity)) }, truth: truth)
-        let off = SmoothingEvaluation.evaluate(
-            raw: raw, smoothed: runs.flatMap { SmoothingEvaluation.smooth($0.fixes.map(\.withoutVelocity), settings: without) },
-            truth: truth)
+        let (r, on, off) = Self.withoutSpeed(i, rate: rate, against: without)
         print("no speed, \(r.name) at \(rate) Hz: parked /180 s \(off.smoothed.parkedPathPer180s) → \(on.smoothed.parkedPathPer180s), p50 \(on.raw.p50) / \(off.smoothed.p50) → \(on.smoothed.p50), p95 \(on.raw.p95) / \(off.smoothed.p95) → \(on.smoothed.p95)")
         #expect(on.smoothed.parkedPathPer180s <= 0.85 * off.smoothed.parkedPathPer180s)
         #expect(on.smoothed.p50 <= on.raw.p50 && on.smoothed.p95 <= on.raw.p95)
@@ -140,16 +148,7 @@ import TestSupport
     /// Simulated receivers (white 2 m, white + GM 60 s, the phone mix, RTK) without speed at 1 and 10 Hz, 8 seeds.
     @Test(arguments: [0, 2, 5, 11], [1.0, 10.0])
     func simulatedReceiverWithoutSpeed(_ i: Int, _ rate: Double) {
-        var r = SimulatedReceiver.catalogue[i]
-        r.rateHz = rate
-        let runs = AccuracyHonestyTests.seeds.map { r.run(seed: $0) }
-        let raw = runs.flatMap { $0.fixes.map(\.withoutVelocity) }
-        let truth = runs.flatMap(\.truth)
-        let on = SmoothingEvaluation.evaluate(
-            raw: raw, smoothed: runs.flatMap { SmoothingEvaluation.smooth($0.fixes.map(\.withoutVelocity)) }, truth: truth)
-        let before = SmoothingEvaluation.evaluate(
-            raw: raw, smoothed: runs.flatMap { SmoothingEvaluation.smooth($0.fixes.map(\.withoutVelocity), settings: Self.off) },
-            truth: truth)
+        let (r, on, before) = Self.withoutSpeed(i, rate: rate, against: Self.off)
         let park = on.smoothed.parkedPathPer180s, w = on.smoothed.withinReportedAccuracy
         print("no speed, \(r.name) at \(rate) Hz: parked /180 s raw \(on.raw.parkedPathPer180s), off \(before.smoothed.parkedPathPer180s), on \(park); p95 raw \(on.raw.p95) → \(on.smoothed.p95) (off \(before.smoothed.p95)); within \(w) (off \(before.smoothed.withinReportedAccuracy))")
         // Measured 0.02–0.09 of the path drawn without the setting.
