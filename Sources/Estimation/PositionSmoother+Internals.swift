@@ -843,8 +843,7 @@ extension PositionSmoother {
             // a fix), before the longer window confirms a slow speed; once the filter has moved on from that point by
             // more than a fix's white noise (χ² beyond the gate) without the slow speed confirmed, it waits there
             // instead, so a vehicle crawling on is followed in steps of about that noise.
-            let maybeSlow = positionsMaybeSlow && fix.speedMetersPerSecond == nil
-            if lowSpeedSince != nil || maybeSlow, measuredENU != nil, !afterOutage {
+            if lowSpeedSince != nil || positionsMaybeSlow, measuredENU != nil, !afterOutage {
                 if lowSpeedSince == nil, let p = provisional,
                    (e - p.east) * (e - p.east) + (n - p.north) * (n - p.north) >= settings.positionGateChiSquare * holdWhiteVariance {
                     provisional = (e, n)

@@ -157,7 +157,6 @@ extension PositionSmoother {
     /// accelerometer (`Settings.stopFromPositions`); nil where there are too few fixes yet. Adds the fix to the window.
     mutating func speedFromPositions(fix: Location, t: Timestamp) -> PositionMotion? {
         positionFitPoint = nil
-        positionsMaybeSlow = false
         var shortFit: PositionWindow.Fit?
         guard let fr = frame, let lat = fix.latitudeDegrees, let lon = fix.longitudeDegrees else { return nil }
         let z = fr.enu(latitudeDegrees: lat, longitudeDegrees: lon)

@@ -281,7 +281,7 @@ public struct PositionSmoother: Sendable {
     var outputENU: (east: Double, north: Double)?
     /// Where the output waits while the speed is low but the stop is not yet confirmed.
     var provisional: (east: Double, north: Double)?
-    /// A fix without a speed (`stopFromPositions`) whose last 2 s of fixes show no significant speed and less than
+    /// Set for each fix by `updateMotionState`: a fix without a speed (`stopFromPositions`) whose last 2 s of fixes show no significant speed and less than
     /// the exit speed: the vehicle may be stopping, before the longer window can say so. The output waits at
     /// `positionShortPoint` (that line's point for the fix) instead of drawing the filter's overshoot as path.
     var positionsMaybeSlow = false

@@ -9,7 +9,6 @@ public enum UBXFixType: UInt8, Sendable, Hashable {
 /// headVeh/magDec/magAcc). Longer payloads are taken, their extra bytes ignored, as gpsd does and as u-blox asks of
 /// parsers (a later protocol may append fields); so for every fixed-layout message here.
 public struct NavPVT: Sendable, Hashable {
-    public static let lengths = [92, 84]
     public var iTOWMilliseconds: UInt32
     public var year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int
     public var validDate: Bool, validTime: Bool, fullyResolved: Bool
