@@ -139,6 +139,7 @@ extension PositionSmoother {
         held = (to.east, to.north, white * to.share)
         stopCreep.rebase((to.east, to.north), at: now)
         stopSum = (to.east * Double(k), to.north * Double(k)); stopCount = k
+        stopStart = time
         return true
     }
 }
