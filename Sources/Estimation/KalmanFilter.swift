@@ -38,6 +38,30 @@ struct KalmanFilter: Sendable {
                                 qBias: biasVariance * (1 - phi * phi), u: u)
     }
 
+    /// As `predict`, with an acceleration noise density of `along` along the unit direction `u` (east, north) and
+    /// `across` across it: a gyroscope turns the velocity (the acceleration across the track is measured) but says
+    /// nothing of speeding up or braking.
+    mutating func predict(dt: Double, along: Double, across: Double, direction u: (east: Double, north: Double),
+                          biasTimeConstant tau: Double, biasVariance: Double, u control: (Double, Double, Double, Double)?) {
+        let phi = exp(-dt / tau)
+        // M = along·u uᵀ + across·w wᵀ (w ⟂ u) = across·I + (along − across)·u uᵀ.
+        let d = along - across
+        let mee = across + d * u.east * u.east, mnn = across + d * u.north * u.north, men = d * u.east * u.north
+        let c3 = dt * dt * dt / 3, c2 = dt * dt / 2
+        predictConstantVelocity(dt: dt, phi: phi, qPos: 0, qPosVel: 0, qVel: 0, qBias: biasVariance * (1 - phi * phi),
+                                u: control)
+        func add(_ m: inout InlineArray<36, Double>, _ a: Double) {
+            let q = (mee * a, men * a, mnn * a)
+            // position–position, position–velocity, velocity–velocity blocks (east 0/2, north 1/3).
+            m[0 * 6 + 0] += q.0 * c3; m[1 * 6 + 1] += q.2 * c3; m[0 * 6 + 1] += q.1 * c3; m[1 * 6 + 0] += q.1 * c3
+            m[0 * 6 + 2] += q.0 * c2; m[2 * 6 + 0] += q.0 * c2; m[1 * 6 + 3] += q.2 * c2; m[3 * 6 + 1] += q.2 * c2
+            m[0 * 6 + 3] += q.1 * c2; m[3 * 6 + 0] += q.1 * c2; m[1 * 6 + 2] += q.1 * c2; m[2 * 6 + 1] += q.1 * c2
+            m[2 * 6 + 2] += q.0 * dt; m[3 * 6 + 3] += q.2 * dt; m[2 * 6 + 3] += q.1 * dt; m[3 * 6 + 2] += q.1 * dt
+        }
+        add(&p, 1)
+        if !velocityOnly { add(&pt, trueProcessScale) }
+    }
+
     /// Constant-velocity transition with a first-order Gauss–Markov pair: x ← F x + u, P ← F P Fᵀ + Q, where
     /// F = [[I, dt·I, 0], [0, I, 0], [0, 0, φ·I]] (blocks of 2). `q` holds the diagonal-block process noise.
     mutating func predictConstantVelocity(dt: Double, phi: Double, qPos: Double, qPosVel: Double, qVel: Double,

@@ -108,12 +108,28 @@ extension PositionSmoother {
         gyroCoveredUntil = nil
     }
 
-    /// True when the accelerometer (fresh at `t`) shows no motion. (`mutating` though it changes nothing, as
+    /// True when the vehicle stands still at `t` between fixes: stopped (the motion state), or, in an `outage` (no fix
+    /// to say so), the accelerometer (fresh at `t`) as quiet as this vehicle's accelerometer is at rest and not while
+    /// it drives (`AccelerometerLevels.stillThreshold`, once the GNSS has shown both). A fixed variance cannot tell: the
+    /// simulator's road vibration (0.12 m/s² per axis) is 0.015 (m/s²)² on the magnitude, below the 0.02 a stop is
+    /// entered on, so every cruising second was "still" and the gyroscope-aided velocity was zeroed at each fix
+    /// (`lodestar simulate --gyroscope`: p95 24 m against 5.4 m raw). (`mutating` though it changes nothing, as
     /// `KalmanFilter.innovation`: called from the smoother's mutating methods, a non-mutating one copied the smoother.)
-    mutating func isStationaryNow(at t: Timestamp) -> Bool {
+    /// The accelerometer variance a stop may be entered at and the one that ends it ((m/s²)²): the settings, until
+    /// this board's levels at rest and driving are known apart (`AccelerometerLevels`); then their geometric mean, and
+    /// the geometric mean of that and the driving level (an engine that shakes the board at idle more than 0.02 never
+    /// let a stop begin).
+    /// Nil where the levels are known and not apart: the accelerometer then neither vetoes nor ends a stop.
+    var accelerometerEnterVariance: Double? { accelerometerLevels.enterVariance(setting: settings.accelerometerVarianceEnter) }
+    var accelerometerExitVariance: Double? { accelerometerLevels.exitVariance(setting: settings.accelerometerVarianceExit) }
+
+    mutating func isStationaryNow(at t: Timestamp, outage: Bool) -> Bool {
+        if isStationary { return true }
+        guard outage else { return false }
+        guard let threshold = accelerometerLevels.stillThreshold else { return false }
         let age = settings.inertialMaximumAgeSeconds
         guard let v = Self.accelerometerVariance(accelWindowBox, at: t, maximumAgeSeconds: age) else { return false }
-        return v <= settings.accelerometerVarianceEnter
+        return v <= threshold
     }
 
     /// Constant-velocity propagation to `t`. Control inputs when fresh: the gyroscope's dead-reckoned displacement
@@ -124,17 +140,22 @@ extension PositionSmoother {
         velocityLearning.errorCovariance = nil   // until the next velocity update: the filter's own from here
         var u: (Double, Double, Double, Double)? = nil
         var qd = settings.accelerationNoiseDensity
+        var gyroAided = false
         let ve = kf.x[2], vn = kf.x[3]
         if let covered = gyroCoveredUntil, let last = time,
            Double(t.nanosecondsSince1970 - covered.nanosecondsSince1970) / 1e9 <= settings.inertialMaximumAgeSeconds + dt {
             // Gyro-aided: the velocity turned by the integrated heading change; stopped when the accelerometer is still.
             let c = cos(yawSinceFix), sn = sin(yawSinceFix)
             var ve2 = ve * c + vn * sn, vn2 = -ve * sn + vn * c
-            if isStationaryNow(at: covered) { ve2 = 0; vn2 = 0 }
-            let rest = Swift.max(0, Double(t.nanosecondsSince1970 - Swift.max(covered, last).nanosecondsSince1970) / 1e9)
+            if isStationaryNow(at: covered, outage: deadReckoning) { ve2 = 0; vn2 = 0 }
+            // From the last gyroscope sample to the end of this step, at the turned velocity; negative where the
+            // samples run past the step's end (the step to a velocity's time tag, `velocityShift`, stops short of the
+            // fix): that part of the integrated displacement is taken off again, or it was counted twice (6.5 m at
+            // 13 m/s with c = ½).
+            let rest = dt - Double(Swift.max(covered, last).nanosecondsSince1970 - last.nanosecondsSince1970) / 1e9
             u = (displacementSinceFix.east + ve2 * rest - ve * dt, displacementSinceFix.north + vn2 * rest - vn * dt,
                  ve2 - ve, vn2 - vn)
-            qd = settings.aidedAccelerationNoiseDensity
+            gyroAided = true
         } else if let a = accelerationENU, let at = accelerationTime,
                   abs(Double(t.nanosecondsSince1970 - at.nanosecondsSince1970) / 1e9) <= settings.inertialMaximumAgeSeconds + dt,
                   !isStationary {
@@ -150,8 +171,17 @@ extension PositionSmoother {
         let own = velocityLearning.processPriorCount > 0 ? Swift.min(1, velocityLearning.processPriorScale) : 1
         let reported = velocityLearning.priorCount > 0 ? Swift.min(1, velocityLearning.priorScale) : 1
         kf.trueProcessScale = deadReckoning ? Swift.max(own, reported) : own
-        kf.predict(dt: dt, accelerationDensity: qd, biasTimeConstant: settings.correlatedErrorTimeConstantSeconds,
-                   biasVariance: modelledBiasVariance, u: u)
+        let speed = (ve * ve + vn * vn).squareRoot()
+        if gyroAided, qd > 0, speed >= settings.minimumSpeedForCourseMetersPerSecond {
+            // The gyroscope turns the velocity, so the acceleration across the track is known (the aided density);
+            // speeding up and braking it does not see (the unaided one along the track). Aided in both, the filter
+            // overshot every braking vehicle: 1–2 m at each stop, p95 2.56 → 2.87 m on white 2 m.
+            kf.predict(dt: dt, along: qd, across: settings.aidedAccelerationNoiseDensity, direction: (ve / speed, vn / speed),
+                       biasTimeConstant: settings.correlatedErrorTimeConstantSeconds, biasVariance: modelledBiasVariance, u: u)
+        } else {
+            kf.predict(dt: dt, accelerationDensity: qd, biasTimeConstant: settings.correlatedErrorTimeConstantSeconds,
+                       biasVariance: modelledBiasVariance, u: u)
+        }
         resetInertialIntegration()
         gyroCoveredUntil = nil
     }
@@ -229,8 +259,14 @@ extension PositionSmoother {
         // No speed and no accelerometer: the speed the positions show (`stopFromPositions`).
         var fromPositions: PositionMotion?
         positionsMaybeSlow = false
-        if speed == nil, accVar == nil, settings.stopFromPositions, let p = speedFromPositions(fix: fix, t: t) {
+        // With an accelerometer too: its quiet alone is no stop (a smooth road is as quiet as an idling engine), so
+        // the positions must show one as well; the accelerometer can only veto it (`accelerometerVarianceEnter`).
+        if speed == nil, settings.stopFromPositions, let p = speedFromPositions(fix: fix, t: t) {
             speed = p.speed; fromPositions = p
+        }
+        if let v = accVar, let sp = speed {
+            let standing = fromPositions.map(\.slow) ?? (sp <= settings.stationaryEnterSpeedMetersPerSecond)
+            accelerometerLevels.learn(variance: v, standing: standing, speed: sp)
         }
         let previousSpeed = lastReportedSpeed, previousTime = lastReportedTime
         lastReportedSpeed = speed ?? .nan
@@ -259,13 +295,17 @@ extension PositionSmoother {
                 }
             }
             if let sp = speed, sp >= settings.stationaryExitSpeedMetersPerSecond { leave = true }
-            if let v = accVar, v >= settings.accelerometerVarianceExit { leave = true }
+            var shaken = false
+            if let v = accVar, let exit = accelerometerExitVariance, v >= exit { leave = true; shaken = true }
             if speed == nil && accVar == nil && !settings.stopFromPositions { leave = true }
             if leave {
                 isStationary = false
                 // Left on the receiver's speed alone: kept until the next epochs tell, in case it was a speed spike
                 // while parked (phones report ~1 m/s for a second or two where the vehicle does not move).
-                if accVar == nil, movedDuringGap == nil, let sp = speed, let h = held {
+                // (With an accelerometer that did not shake: it has not said the vehicle moves. Not suspended, a
+                // position-speed spike ended every stop of a receiver without a speed on a board whose idling engine
+                // shakes the accelerometer as the road does: parked path 10 → 24 m per 180 s.)
+                if !shaken, movedDuringGap == nil, let sp = speed, let h = held {
                     suspendedStop = SuspendedStop(held: h, sum: stopSum, count: stopCount, start: stopStart, speed: sp, since: t)
                 }
                 stopSum = (0, 0); stopCount = 0
@@ -351,7 +391,11 @@ extension PositionSmoother {
                 low = true
             }
         }
-        if let v = accVar { low = low && v <= settings.accelerometerVarianceEnter }
+        // The accelerometer vetoes a stop only where the receiver gives no speed: the receiver's speed says a stop
+        // within a second, while the accelerometer's 1 s window still holds the braking for a second after it (with
+        // it, the stop began a fix late and the output followed the filter's settling: 0.5–3.7 m per 180 s more in
+        // the first five steps of a stop).
+        if let v = accVar, fix.speedMetersPerSecond == nil, let enter = accelerometerEnterVariance { low = low && v <= enter }
         guard low else { lowSpeedSince = nil; return }
         let since = lowSpeedSince ?? t
         lowSpeedSince = since
@@ -519,7 +563,7 @@ extension PositionSmoother {
     /// aiding (which carries the motion between fixes itself), at intervals of at most 2 s, and for c > 0.05 (the
     /// F9K's fitted c is 0.01: a receiver whose velocity is that of its epoch keeps exactly the filter it had).
     mutating func velocityShift(fix: Location, dt: Double) -> Double {
-        guard settings.velocityAtTimeTag, settings.useVelocity, !isStationary, dt > 0, dt <= 2, gyroCoveredUntil == nil,
+        guard settings.velocityAtTimeTag, settings.useVelocity, !isStationary, dt > 0, dt <= 2,
               accelerationENU == nil,
               let sp = fix.speedMetersPerSecond, sp.isFinite, sp >= settings.minimumSpeedForCourseMetersPerSecond,
               let c = fix.courseDegrees, c.isFinite else { return 0 }

@@ -30,7 +30,9 @@ public struct PositionSmoother: Sendable {
     public struct Settings: Sendable, Hashable {
         /// White-acceleration spectral density for the constant-velocity model, m²/s³ (vehicle ≈ 1–4, pedestrian ≈ 0.5).
         public var accelerationNoiseDensity: Double = 2.0
-        /// Used instead while inertial aiding is fresh (the residual after the control input).
+        /// Used instead while inertial aiding is fresh (the residual after the control input): in every direction with
+        /// a navigation-frame acceleration, across the track only with a body-frame gyroscope (which sees turns, not
+        /// braking).
         public var aidedAccelerationNoiseDensity: Double = 0.5
         /// Multiplies the σ derived from the fix's accuracy.
         public var measurementNoiseScale: Double = 1.0
@@ -70,7 +72,9 @@ public struct PositionSmoother: Sendable {
         public var stationaryEnterSpeedMetersPerSecond: Double = 0.25
         public var stationaryExitSpeedMetersPerSecond: Double = 0.7
         public var stationaryEnterSeconds: Double = 2.0
-        /// Variance of the specific-force magnitude over `accelerometerWindowSeconds`, (m/s²)².
+        /// Variance of the specific-force magnitude over `accelerometerWindowSeconds`, (m/s²)², that a stop may begin
+        /// at (without a speed from the receiver) and that ends one: only until the board's own levels at rest and
+        /// driving are known (`AccelerometerLevels`), and not where the board at rest is already louder.
         public var accelerometerVarianceEnter: Double = 0.02
         public var accelerometerVarianceExit: Double = 0.15
         public var accelerometerWindowSeconds: Double = 1.0
@@ -308,6 +312,8 @@ public struct PositionSmoother: Sendable {
         _modify { yield &accelWindowBox.value }
     }
     var accelWindowBox = CopyOnWrite(MagnitudeWindow())
+    /// The accelerometer's variance at rest and while moving, as the GNSS shows them (`AccelerometerLevels`).
+    var accelerometerLevels = AccelerometerLevels()
 
     public init(settings: Settings = .default) { self.settings = settings }
 
@@ -522,7 +528,8 @@ public struct PositionSmoother: Sendable {
         // Counter-clockwise rate about "up" (specific force at rest points up) → compass rate is its negative.
         let upRate = (w.x * g.x + w.y * g.y + w.z * g.z) / gn
         yawSinceFix -= upRate * dt
-        let still = isStationaryNow(at: t)
+        // An outage: no fix for longer than the receiver's usual interval allows (`gapThresholdSeconds`).
+        let still = isStationaryNow(at: t, outage: Double(t.nanosecondsSince1970 - last.nanosecondsSince1970) / 1e9 > gapThresholdSeconds)
         if !still {
             let ve = kf.x[2], vn = kf.x[3]
             let c = cos(yawSinceFix), s = sin(yawSinceFix)

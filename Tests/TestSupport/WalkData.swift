@@ -13,7 +13,10 @@ public enum WalkData {
     public static let nmea = directory + "/gnss_1730_receiver_nmea.nmea"
     public static let imuCSV = directory + "/imu_1730_gpst_unfiltered.csv"
 
-    public struct IMUSample: Sendable { public var t: Timestamp; public var accel: Vector3; public var gyro: Vector3 }
+    public struct IMUSample: Sendable {
+        public var t: Timestamp; public var accel: Vector3; public var gyro: Vector3
+        public init(t: Timestamp, accel: Vector3, gyro: Vector3) { self.t = t; self.accel = accel; self.gyro = gyro }
+    }
 
     /// The walk's IMU CSV (GPST seconds, accelerometer in g, gyroscope in °/s), as SI units on UTC.
     public static func readIMU(_ path: String) -> [IMUSample] {
