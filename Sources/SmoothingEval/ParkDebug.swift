@@ -224,3 +224,28 @@ func traceFixes(_ fixes: [Location], around w: Double, label: String) {
         print("\(label) \(f(t)) \(s.lastOutcome) stationary \(s.isStationary) speed in \(f(x.speedMetersPerSecond ?? .nan)) out \(f(out.speedMetersPerSecond ?? .nan)) out−fix \(f(o.east)),\(f(o.north)) acc \(f(out.horizontalAccuracyMeters ?? .nan)) rejections \(s.consecutiveRejections)")
     }
 }
+
+/// VELDIAG=<row name>: where the truth moves (≥ 2 m/s), the quantiles of the smoothed speed's and course's errors
+/// over their claimed accuracies (an honest 1-D 68 % bound puts the 50 % quantile near 0.67 and the 68 % one at 1),
+/// with the median error and the median claim, by the truth's acceleration (|a| < 0.3 m/s²: steady).
+func velDiag(_ name: String, _ sm: [Location], _ truth: [Location]) {
+    guard ProcessInfo.processInfo.environment["VELDIAG"] == name else { return }
+    let sortedTruth = SmoothingEvaluation.truthWithMotion(truth)
+    var byKey: [Int64: Int] = [:]
+    for (i, t) in sortedTruth.enumerated() { byKey[SmoothingEvaluation.key(t.time!)] = i }
+    var rows: [(steady: Bool, se: Double, sa: Double, ce: Double, ca: Double)] = []
+    for x in sm {
+        guard let i = byKey[SmoothingEvaluation.key(x.time!)], i > 0, i + 1 < sortedTruth.count else { continue }
+        let tr = sortedTruth[i]
+        guard let ts = tr.speedMetersPerSecond, ts >= 2, let sp = x.speedMetersPerSecond, let sa = x.speedAccuracyMetersPerSecond,
+              let tc = tr.courseDegrees, let c = x.courseDegrees, let ca = x.courseAccuracyDegrees else { continue }
+        let a = sortedTruth[i - 1], b = sortedTruth[i + 1]
+        let acc = ((b.speedMetersPerSecond ?? 0) - (a.speedMetersPerSecond ?? 0)) / (b.time!.secondsSince1970 - a.time!.secondsSince1970)
+        rows.append((abs(acc) < 0.3, abs(sp - ts), sa, abs(Angle.normalizedDegrees(c - tc + 180) - 180), ca))
+    }
+    func q(_ v: [Double], _ p: Double) -> String { f(SmoothingEvaluation.percentile(v.sorted(), p)) }
+    for (label, part) in [("all", rows), ("steady", rows.filter(\.steady)), ("accelerating", rows.filter { !$0.steady })] {
+        let sr = part.map { $0.se / $0.sa }, cr = part.map { $0.ce / $0.ca }
+        print("VELDIAG \(name) \(label) n \(part.count): speed err/acc p50 \(q(sr, 0.5)) p68 \(q(sr, 0.68)) (err p50 \(q(part.map(\.se), 0.5)), acc p50 \(q(part.map(\.sa), 0.5))); course err/acc p50 \(q(cr, 0.5)) p68 \(q(cr, 0.68)) (err p50 \(q(part.map(\.ce), 0.5)), acc p50 \(q(part.map(\.ca), 0.5)))")
+    }
+}

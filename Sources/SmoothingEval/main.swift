@@ -90,6 +90,7 @@ func row(_ name: String, runs: [(fixes: [Location], truth: [Location])], setting
     p95Diag(name, raw, sm, truth)
     withinDiag(name, sm, truth)
     maxDiag(name, raw, sm, truth)
+    velDiag(name, sm, truth)
     if ProcessInfo.processInfo.environment["PARK"] != nil {
         parkDebug(name, sm, truth)
         print("PARK \(name): settled parked path /180 s raw \(f(r.raw.settledParkedPathPer180s)) smoothed \(f(r.smoothed.settledParkedPathPer180s))")
@@ -123,6 +124,7 @@ for (name, rawPath, truthPath, uere) in allCases {
     }
 }
 drHonesty()
+accSim()
 // Simulated receivers (Tests/TestSupport/SimulatedReceiver.swift): 30-minute stop-and-go drives, seeds 1…8, each
 // smoothed on its own, evaluated pooled.
 let simulatedSeeds = Int(ProcessInfo.processInfo.environment["SEEDS"] ?? "") ?? 8
