@@ -108,13 +108,6 @@ extension PositionSmoother {
         gyroCoveredUntil = nil
     }
 
-    /// True when the vehicle stands still at `t` between fixes: stopped (the motion state), or, in an `outage` (no fix
-    /// to say so), the accelerometer (fresh at `t`) as quiet as this vehicle's accelerometer is at rest and not while
-    /// it drives (`AccelerometerLevels.stillThreshold`, once the GNSS has shown both). A fixed variance cannot tell: the
-    /// simulator's road vibration (0.12 m/s² per axis) is 0.015 (m/s²)² on the magnitude, below the 0.02 a stop is
-    /// entered on, so every cruising second was "still" and the gyroscope-aided velocity was zeroed at each fix
-    /// (`lodestar simulate --gyroscope`: p95 24 m against 5.4 m raw). (`mutating` though it changes nothing, as
-    /// `KalmanFilter.innovation`: called from the smoother's mutating methods, a non-mutating one copied the smoother.)
     /// The accelerometer variance a stop may be entered at and the one that ends it ((m/s²)²): the settings, until
     /// this board's levels at rest and driving are known apart (`AccelerometerLevels`); then their geometric mean, and
     /// the geometric mean of that and the driving level (an engine that shakes the board at idle more than 0.02 never
@@ -123,6 +116,13 @@ extension PositionSmoother {
     var accelerometerEnterVariance: Double? { accelerometerLevels.enterVariance(setting: settings.accelerometerVarianceEnter) }
     var accelerometerExitVariance: Double? { accelerometerLevels.exitVariance(setting: settings.accelerometerVarianceExit) }
 
+    /// True when the vehicle stands still at `t` between fixes: stopped (the motion state), or, in an `outage` (no fix
+    /// to say so), the accelerometer (fresh at `t`) as quiet as this vehicle's accelerometer is at rest and not while
+    /// it drives (`AccelerometerLevels.stillThreshold`, once the GNSS has shown both). A fixed variance cannot tell: the
+    /// simulator's road vibration (0.12 m/s² per axis) is 0.015 (m/s²)² on the magnitude, below the 0.02 a stop is
+    /// entered on, so every cruising second was "still" and the gyroscope-aided velocity was zeroed at each fix
+    /// (`lodestar simulate --gyroscope`: p95 24 m against 5.4 m raw). (`mutating` though it changes nothing, as
+    /// `KalmanFilter.innovation`: called from the smoother's mutating methods, a non-mutating one copied the smoother.)
     mutating func isStationaryNow(at t: Timestamp, outage: Bool) -> Bool {
         if isStationary { return true }
         guard outage else { return false }
@@ -144,10 +144,11 @@ extension PositionSmoother {
         let ve = kf.x[2], vn = kf.x[3]
         if let covered = gyroCoveredUntil, let last = time,
            Double(t.nanosecondsSince1970 - covered.nanosecondsSince1970) / 1e9 <= settings.inertialMaximumAgeSeconds + dt {
-            // Gyro-aided: the velocity turned by the integrated heading change; stopped when the accelerometer is still.
+            // Gyro-aided: the velocity turned by the integrated heading change; stopped when stationary (in an
+            // outage also when the accelerometer is as quiet as at rest).
             let c = cos(yawSinceFix), sn = sin(yawSinceFix)
             var ve2 = ve * c + vn * sn, vn2 = -ve * sn + vn * c
-            if isStationaryNow(at: covered, outage: deadReckoning) { ve2 = 0; vn2 = 0 }
+            if isStationaryNow(at: covered, outage: deadReckoning || dt > gapThresholdSeconds) { ve2 = 0; vn2 = 0 }
             // From the last gyroscope sample to the end of this step, at the turned velocity; negative where the
             // samples run past the step's end (the step to a velocity's time tag, `velocityShift`, stops short of the
             // fix): that part of the integrated displacement is taken off again, or it was counted twice (6.5 m at
@@ -559,8 +560,9 @@ extension PositionSmoother {
 
     /// How long before `t` the fix's velocity applies (c·dt, with c the time tag fitted to the fixes' 1 s increments:
     /// a receiver that reports the mean velocity over the last interval moves its positions with the new velocity,
-    /// c ≈ ½), or 0 to apply it at t as before. Only for a moving fix with speed and course, without inertial
-    /// aiding (which carries the motion between fixes itself), at intervals of at most 2 s, and for c > 0.05 (the
+    /// c ≈ ½), or 0 to apply it at t as before. Only for a moving fix with speed and course, without a
+    /// navigation-frame acceleration (which carries the motion between fixes itself; a body-frame gyroscope only turns
+    /// it, and its step stops short of the fix with the rest), at intervals of at most 2 s, and for c > 0.05 (the
     /// F9K's fitted c is 0.01: a receiver whose velocity is that of its epoch keeps exactly the filter it had).
     mutating func velocityShift(fix: Location, dt: Double) -> Double {
         guard settings.velocityAtTimeTag, settings.useVelocity, !isStationary, dt > 0, dt <= 2,
