@@ -38,18 +38,6 @@ public enum SimulatedIMU {
     /// The smoother over fixes and samples merged by time, the gyroscope's too when `gyroscope`.
     public static func smooth(fixes: [Location], imu: [WalkData.IMUSample], gyroscope: Bool,
                               settings: PositionSmoother.Settings = .default) -> [Location] {
-        var s = PositionSmoother(settings: settings)
-        var out: [Location] = []
-        var k = 0
-        for fx in fixes {
-            guard let t = fx.time else { continue }
-            while k < imu.count, imu[k].t <= t {
-                s.process(specificForceBody: imu[k].accel, at: imu[k].t)
-                if gyroscope { s.process(angularRateBody: imu[k].gyro, at: imu[k].t) }
-                k += 1
-            }
-            out.append(s.process(fix: fx))
-        }
-        return out
+        WalkData.runMerged(fixes: fixes, imu: imu, blank: nil, settings: settings, gyroscope: gyroscope)
     }
 }

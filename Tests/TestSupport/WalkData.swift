@@ -62,7 +62,7 @@ public enum WalkData {
     /// Runs the smoother over fixes and IMU samples merged by time; fixes inside `blank` (s since 1970) are withheld.
     /// Returns the smoother's outputs at the fixes' times (dead-reckoned inside the blank).
     public static func runMerged(fixes: [Location], imu: [IMUSample], blank: ClosedRange<Double>?,
-                                 settings: PositionSmoother.Settings = .default) -> [Location] {
+                                 settings: PositionSmoother.Settings = .default, gyroscope: Bool = true) -> [Location] {
         var s = PositionSmoother(settings: settings)
         var out: [Location] = []
         var k = 0
@@ -70,7 +70,7 @@ public enum WalkData {
             guard let t = f.time else { continue }
             while k < imu.count, imu[k].t <= t {
                 s.process(specificForceBody: imu[k].accel, at: imu[k].t)
-                s.process(angularRateBody: imu[k].gyro, at: imu[k].t)
+                if gyroscope { s.process(angularRateBody: imu[k].gyro, at: imu[k].t) }
                 k += 1
             }
             if let b = blank, b.contains(t.secondsSince1970) {
