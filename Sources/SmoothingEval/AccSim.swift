@@ -6,14 +6,16 @@ import TestSupport
 /// ACCSIM=1: the simulated receivers with an accelerometer (and a gyroscope unless NOGYRO) on the board
 /// (`SimulatedIMU`: road vibration VIB m/s² per axis, default 0.12; an idling engine's shake IDLE, default 0), the
 /// receivers' fixes without speed unless KEEPSPEED. Each row with the IMU and without, and how many epochs where the
-/// truth moves ≥ 3 m/s are held. PARK=1 and STOPDIAG="IMU <row name>" as for the other rows.
+/// truth moves ≥ 3 m/s are held. RATE: the receivers' fix rate (Hz, default 1). PARK=1 and STOPDIAG="IMU <row name>" as for the other rows.
 func accSim() {
     let env = ProcessInfo.processInfo.environment
     guard env["ACCSIM"] != nil else { return }
     let vib = Double(env["VIB"] ?? "") ?? 0.12, idle = Double(env["IDLE"] ?? "") ?? 0
     let gyro = env["NOGYRO"] == nil, dropSpeed = env["KEEPSPEED"] == nil
     let seeds = Int(env["SEEDS"] ?? "") ?? 4
-    for r in SimulatedReceiver.catalogue {
+    let rate = Double(env["RATE"] ?? "") ?? 1
+    for var r in SimulatedReceiver.catalogue {
+        r.rateHz = rate
         var rows: [(fixes: [Location], truth: [Location], withIMU: [Location], without: [Location])] = []
         for seed in 1...seeds {
             let run = r.run(seed: UInt64(seed))
