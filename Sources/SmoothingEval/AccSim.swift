@@ -29,8 +29,7 @@ func accSim() {
         stopDiag("IMU " + r.name, fixes, rows.flatMap(\.withIMU), truth)
         let a = SmoothingEvaluation.evaluate(raw: fixes, smoothed: rows.flatMap(\.withIMU), truth: truth)
         let b = SmoothingEvaluation.evaluate(raw: fixes, smoothed: rows.flatMap(\.without), truth: truth)
-        var tk: [Int64: Location] = [:]
-        for t in truth { tk[SmoothingEvaluation.key(t.time!)] = t }
+        let tk = keyed(truth)
         func heldMoving(_ l: [Location]) -> Int {
             l.filter { x in (tk[SmoothingEvaluation.key(x.time!)]?.speedMetersPerSecond ?? 0) >= 3 && x.isStationary == true }.count
         }
