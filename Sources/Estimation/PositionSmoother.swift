@@ -283,6 +283,8 @@ public struct PositionSmoother: Sendable {
     var claimedVariance = 25.0
     /// Where the output was at the last fix (for the convergence limit) and whether the last output was dead reckoned.
     var outputENU: (east: Double, north: Double)?
+    /// When the output was there (the fix's time, or the dead-reckoned fix's).
+    var outputTime: Timestamp?
     /// Where the output waits while the speed is low but the stop is not yet confirmed.
     var provisional: (east: Double, north: Double)?
     /// Set for each fix by `updateMotionState`: a fix without a speed (`stopFromPositions`) whose last 2 s of fixes show no significant speed and less than
@@ -478,11 +480,17 @@ public struct PositionSmoother: Sendable {
 
     /// Like `predict(to:)` but remembers that the output was dead reckoned, so the next fix converges without a jump.
     public mutating func deadReckon(to t: Timestamp) -> Location? {
-        guard let out = predict(to: t) else { return nil }
+        guard let out = predict(to: t) else {
+            // Beyond the outage limit the output is withdrawn (location unavailable): the next fix is not a jump from
+            // the last dead-reckoned one, and is output where the filter puts it.
+            if let last = time, last.seconds(to: t) > settings.maximumOutageSeconds { afterOutage = false; outputENU = nil; outputTime = nil }
+            return nil
+        }
         afterOutage = true
         if let fr = frame, let lat = out.latitudeDegrees, let lon = out.longitudeDegrees {
             let p = fr.enu(latitudeDegrees: lat, longitudeDegrees: lon)
             outputENU = (p.east, p.north)
+            outputTime = t
         }
         return out
     }

@@ -73,6 +73,65 @@ struct SmoothingPipelineTests {
         #expect(jump <= (b.horizontalAccuracyMeters ?? 0) + 1, "jump \(jump) m, accuracy \(b.horizontalAccuracyMeters ?? 0) m")
     }
 
+    /// A vehicle faster per fix than its fixes' radius (25 m/s against HDOP 0.5) slows to 15 m/s in a 15 s tunnel: the
+    /// dead reckoning (at 25 m/s) ends ~70 m ahead. When the fixes return, the output converges on them by at most a
+    /// fix's radius per fix beyond the vehicle's own motion: the error falls every fix until it is within the fix's
+    /// radius, and stays there. (The limit used to count the motion too: at more than a radius per fix, the output fell
+    /// further behind with every fix and never caught up.)
+    @Test func outputCatchesUpAfterAnOutageWhenTheVehicleIsFasterThanTheFixRadius() throws {
+        func meters(_ t: Double) -> Double {   // along the road from t = 0: 25 m/s, 20…35 s braking to 15 m/s
+            if t <= 20 { return 25 * t }
+            if t <= 35 { let u = t - 20; return 500 + 25 * u - u * u / 3 }
+            return 500 + 300 + 15 * (t - 35)
+        }
+        func speed(_ t: Double) -> Double { t <= 20 ? 25 : (t <= 35 ? 25 - 2 * (t - 20) / 3 : 15) }
+        let metersPerLonMinute = 1852 * 0.6691
+        var bytes: [UInt8] = []
+        for i in 0..<120 {
+            let t = String(format2: 12, i / 60, i % 60)
+            if (20..<35).contains(i) {
+                bytes += Array(NMEAEncoder.sentence("GPGGA,\(t),,,,,0,00,,,M,,M,,").utf8)
+                bytes += Array(NMEAEncoder.sentence("GPRMC,\(t),V,,,,,,,010624,,,N").utf8)
+                continue
+            }
+            let lon = "011" + String(fixed: 31.0 + meters(Double(i)) / metersPerLonMinute, decimals: 6)
+            let knots = String(fixed: speed(Double(i)) / 0.514444, decimals: 2)
+            bytes += Array(NMEAEncoder.sentence("GPGGA,\(t),4807.038000,N,\(lon),E,1,12,0.5,545.4,M,46.9,M,,").utf8)
+            bytes += Array(NMEAEncoder.sentence("GPRMC,\(t),A,4807.038000,N,\(lon),E,\(knots),90.0,010624,,,A").utf8)
+        }
+        let fixes = Self.run(bytes)
+        func error(_ l: Location) -> Double? {
+            guard let s = l.time?.secondsSince1970, let lon = l.longitudeDegrees, let lat = l.latitudeDegrees else { return nil }
+            let t = s.truncatingRemainder(dividingBy: 3600)
+            let east = (lon - (11 + 31.0 / 60)) * 60 * metersPerLonMinute - meters(t)
+            let north = (lat - (48 + 7.038 / 60)) * 60 * 1852
+            return (east * east + north * north).squareRoot()
+        }
+        let dr = fixes.filter { $0.quality == .gnssDeadReckoning }
+        #expect(dr.count == 15)
+        let overshoot = try #require(dr.last.flatMap(error))
+        #expect(overshoot > 40, "dead reckoning ends \(overshoot) m off")
+        let back = fixes.filter { $0.quality == .gps && ($0.time?.secondsSince1970.truncatingRemainder(dividingBy: 3600) ?? 0) >= 35 }
+        let errors = back.compactMap(error)
+        try #require(errors.count == 85)
+        // The receiver's own radius (the most the output may move beyond the motion per fix), and the smoothed fixes'
+        // radius once caught up.
+        let fixRadius = try #require(Self.run(bytes) { $0.smoothing.smoothing = nil }.first?.horizontalAccuracyMeters)
+        let radius = try #require(back.last?.horizontalAccuracyMeters)
+        #expect(radius <= 2 * fixRadius && errors.suffix(40).allSatisfy { $0 <= fixRadius },
+                "\(errors.suffix(40).max() ?? 0) m off at the end, radius \(radius) m against the fixes' \(fixRadius) m")
+        let caught = try #require(errors.firstIndex { $0 <= radius }, "never within \(radius) m: \(errors.prefix(10))")
+        // Falling by a fix's radius per fix: no more fixes than the overshoot takes at that rate, and two to spare.
+        #expect(caught >= 2 && Double(caught) <= (overshoot / fixRadius).rounded(.up) + 2,
+                "\(caught) fixes to converge from \(overshoot) m at \(fixRadius) m per fix")
+        for k in stride(from: 1, through: caught, by: 1) {
+            #expect(errors[k] < errors[k - 1], "fix \(k) after the outage: \(errors[k - 1]) → \(errors[k]) m")
+        }
+        #expect(errors[caught...].allSatisfy { $0 <= radius }, "\(errors[caught...].max() ?? 0) m after catching up")
+        // Each fix honest about the part not yet caught up.
+        for (l, e) in zip(back, errors) { #expect(e <= (l.horizontalAccuracyMeters ?? 0) + 0.5) }
+    }
+
     @Test func noSmoothingPassesFixesThroughAsParsed() {
         let raw = Self.run(Self.stream(seconds: 30, outage: 10..<15)) { $0.smoothing.smoothing = nil }
         #expect(raw.isNonEmptyAndAllSatisfy { !$0.isSmoothed && $0.isStationary == nil })
