@@ -87,8 +87,9 @@ public struct PositionSmoother: Sendable {
         public var holdDeadbandRadiusFactor: Double = 2
         /// Dead-reckoning predictions stop (nil: location unavailable) after this long without a fix.
         public var maximumOutageSeconds: Double = 30
-        /// When GNSS returns after an outage, the output moves towards the corrected estimate by at most the new
-        /// fix's 68 % radius per fix (no jump larger than the fix's accuracy).
+        /// When GNSS returns after dead reckoning, the output converges on the corrected estimate without a jump (beyond
+        /// the vehicle's motion) larger than the accuracy it then reports: (distance + radius) / 2 per fix, at least the
+        /// new fix's 68 % radius. Off: the output is the corrected estimate at once.
         public var limitConvergenceJump = true
         /// Re-anchor the tangent frame when the estimate is this far from the anchor.
         public var reanchorDistanceMeters: Double = 10_000
@@ -142,6 +143,13 @@ public struct PositionSmoother: Sendable {
     public internal(set) var isStationary = false
     public internal(set) var lastOutcome: Outcome = .noPosition
     public internal(set) var consecutiveRejections = 0
+    /// The smoother as it was before the last restart on rejected fixes (two that agree, or `reinitialiseAfterRejections`), for
+    /// `maximumOutageSeconds` after it: a run of fixes that disagree with the track and with it agree among themselves
+    /// may be a multipath excursion, not a new truth. When the fixes return to the old track (rejected by the restarted
+    /// filter, accepted by this one), the smoother goes back to it at once instead of rejecting that many fixes again.
+    var beforeRestart: RestartAlternative?
+    /// How many times the smoother went back to its track before a restart (`beforeRestart`).
+    public internal(set) var restartsUndone = 0
     public var lastOutput: Location? { hasLastOutput ? lastOutputStorage : nil }
     /// `lastOutput`, built in place by `output(from:measured:measuredENU:)`; valid once `hasLastOutput`.
     var lastOutputStorage = Location()
@@ -335,6 +343,13 @@ public struct PositionSmoother: Sendable {
             if t < last { lastOutcome = .outOfOrder; return lastOutput ?? fix }
         }
         let (sigE, sigN) = Self.measurementSigmas(fix, settings: measurementSettings)
+        // This fix may be the rejection that restarts the filter (after at least one rejected fix): the smoother as it
+        // is now is kept for going back.
+        var beforeThisFix: PositionSmoother?
+        if consecutiveRejections + 1 >= Swift.min(2, settings.reinitialiseAfterRejections), frame != nil {
+            beforeThisFix = self
+            beforeThisFix!.beforeRestart = nil
+        }
         outputVelocity = nil
         guard let frame0 = frame, let last = time else {
             initialise(fix: fix, lat: lat, lon: lon, sigE: sigE, sigN: sigN, t: t)
@@ -399,18 +414,35 @@ public struct PositionSmoother: Sendable {
             : kf.innovation((z.east, z.north), a: (0, 1), b: (4, 5),
                             r: (Swift.max((1 - f) * varE, s1), 0, 0, Swift.max((1 - f) * varN, s1)))
         if gate.nis > settings.positionGateChiSquare {
+            // Back on the track before a restart: that smoother takes the fix (and is this one from now on), where its
+            // prediction is sharp enough to tell the two apart: its 68 % radius at most half this fix's distance from
+            // this filter's prediction. (An old track predicted for many seconds accepts almost any fix: on a held-out
+            // phone it took a fix of a 75 m excursion the restarted filter had rejected.)
+            let offTrack = (gate.y.0 * gate.y.0 + gate.y.1 * gate.y.1).squareRoot()
+            if let b = beforeRestart, b.since.seconds(to: t) <= settings.maximumOutageSeconds,
+               let r = b.smoother.predict(to: t)?.horizontalAccuracyMeters, r <= offTrack / 2 {
+                var old = b.smoother
+                let out = old.process(fix: fix)
+                if old.lastOutcome == .accepted || old.lastOutcome == .held {
+                    old.restartsUndone = restartsUndone + 1
+                    self = old
+                    return out
+                }
+            }
             consecutiveRejections += 1
             // Its velocity: a speed at or above the course threshold, with a course.
             let v = (fix.speedMetersPerSecond ?? 0) >= settings.minimumSpeedForCourseMetersPerSecond ? fixVelocity(fix) : nil
             if consecutiveRejections >= 2, !isStationary, let v, let p = lastRejectedFix,
                rejectedFixesAgree(p, (z.east, z.north), v, dt: dt, fix: fix) {
                 initialise(fix: fix, lat: lat, lon: lon, sigE: sigE, sigN: sigN, t: t)
+                beforeRestart = beforeThisFix.map { RestartAlternative(smoother: $0, since: t) }
                 lastOutcome = .reinitialised
                 return output(from: fix, measured: nil)
             }
             lastRejectedFix = RejectedFix(east: z.east, north: z.north, velocity: v)
             if consecutiveRejections >= settings.reinitialiseAfterRejections {
                 initialise(fix: fix, lat: lat, lon: lon, sigE: sigE, sigN: sigN, t: t)
+                beforeRestart = beforeThisFix.map { RestartAlternative(smoother: $0, since: t) }
                 lastOutcome = .reinitialised
                 return output(from: fix, measured: nil)
             }
@@ -617,4 +649,12 @@ struct MagnitudeWindow: Sendable {
         let mean = sum / Double(count)
         return max(0, (sumSquares - Double(count) * mean * mean) / Double(count - 1))
     }
+}
+
+/// A smoother kept as it was before a restart (`PositionSmoother.beforeRestart`): immutable, shared by the copies of
+/// the smoother that hold it, copied out to be used.
+final class RestartAlternative: Sendable {
+    let smoother: PositionSmoother
+    let since: Timestamp
+    init(smoother: PositionSmoother, since: Timestamp) { self.smoother = smoother; self.since = since }
 }

@@ -74,7 +74,8 @@ func stopDiag(_ name: String, _ raw: [Location], _ sm: [Location], _ truth: [Loc
 }
 
 /// DRHONEST=1: the outage receiver, seeds 1–8: the dead-reckoned fixes' within-share, mean error and mean accuracy by
-/// how long the outage has lasted (`DeadReckoningHonesty`, Tests/TestSupport).
+/// how long the outage has lasted (`DeadReckoningHonesty`, Tests/TestSupport); then the fixes after each return, by
+/// seconds since it (`AfterOutage`).
 func drHonesty() {
     guard ProcessInfo.processInfo.environment["DRHONEST"] != nil else { return }
     let receiver = SimulatedReceiver.catalogue.first { !$0.outages.isEmpty }!
@@ -82,6 +83,10 @@ func drHonesty() {
     for (k, b) in bands.enumerated() where b.count > 0 {
         let from = k == 0 ? 0 : DeadReckoningHonesty.bandEnds[k - 1]
         print("DR \(f(from))–\(f(DeadReckoningHonesty.bandEnds[k])) s: n \(b.count) within \(f(b.withinShare)) mean error \(f(b.errorSum / Double(b.count))) mean accuracy \(f(b.accuracySum / Double(b.count)))")
+    }
+    for (k, b) in AfterOutage.measure(receiver, seeds: 1...8).enumerated() where b.count > 0 {
+        let from = k == 0 ? 0 : DeadReckoningHonesty.bandEnds[k - 1]
+        print("after the return \(f(from))–\(f(DeadReckoningHonesty.bandEnds[k])) s: n \(b.count) within \(f(b.withinShare)) mean error \(f(b.meanError)) raw \(f(b.meanRawError))")
     }
 }
 
@@ -248,4 +253,21 @@ func velDiag(_ name: String, _ sm: [Location], _ truth: [Location]) {
         let sr = part.map { $0.se / $0.sa }, cr = part.map { $0.ce / $0.ca }
         print("VELDIAG \(name) \(label) n \(part.count): speed err/acc p50 \(q(sr, 0.5)) p68 \(q(sr, 0.68)) (err p50 \(q(part.map(\.se), 0.5)), acc p50 \(q(part.map(\.sa), 0.5))); course err/acc p50 \(q(cr, 0.5)) p68 \(q(cr, 0.68)) (err p50 \(q(part.map(\.ce), 0.5)), acc p50 \(q(part.map(\.ca), 0.5)))")
     }
+}
+
+/// EPOCHDUMP=<row name>: every smoothed fix of that row as "time error raw-error accuracy held" lines in
+/// /tmp/epochdump-<row>.txt, to compare two builds epoch by epoch.
+func epochDump(_ name: String, _ raw: [Location], _ sm: [Location], _ truth: [Location]) {
+    guard ProcessInfo.processInfo.environment["EPOCHDUMP"] == name else { return }
+    let tb = keyed(truth), rb = keyed(raw)
+    var text = ""
+    for s in sm {
+        guard let tr = tb[SmoothingEvaluation.key(s.time!)], let r = rb[SmoothingEvaluation.key(s.time!)] else { continue }
+        let e = LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!, s.latitudeDegrees!, s.longitudeDegrees!)
+        let re = LocalTangentFrame.distanceMeters(tr.latitudeDegrees!, tr.longitudeDegrees!, r.latitudeDegrees!, r.longitudeDegrees!)
+        text += "\(f(s.time!.secondsSince1970)) \(f(e)) \(f(re)) \(f(s.horizontalAccuracyMeters ?? .nan)) \(s.isStationary == true)\n"
+    }
+    let path = "/tmp/epochdump-\(name.split(separator: " ").first ?? "row").txt"
+    FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+    print("EPOCHDUMP \(name): \(path)")
 }

@@ -91,6 +91,7 @@ func row(_ name: String, runs: [(fixes: [Location], truth: [Location])], setting
     withinDiag(name, sm, truth)
     maxDiag(name, raw, sm, truth)
     velDiag(name, sm, truth)
+    epochDump(name, raw, sm, truth)
     if ProcessInfo.processInfo.environment["PARK"] != nil {
         parkDebug(name, sm, truth)
         print("PARK \(name): settled parked path /180 s raw \(f(r.raw.settledParkedPathPer180s)) smoothed \(f(r.smoothed.settledParkedPathPer180s))")
