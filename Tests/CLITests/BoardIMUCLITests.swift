@@ -29,6 +29,52 @@ struct BoardIMUCLITests {
 
     static func p95(_ e: [Double]) -> Double { e.isEmpty ? .nan : e[Int(0.95 * Double(e.count - 1))] }
 
+    /// The fixes' errors (m) against the truth by second of the drive, with whether the fix was dead reckoned.
+    static func errorsBySecond(_ jsonLines: String, truthCSV: String) -> [Int: (error: Double, deadReckoned: Bool)] {
+        var truth: [String: (Double, Double)] = [:]
+        for line in truthCSV.split(separator: "\n").dropFirst() {
+            let f = line.split(separator: ",")
+            guard f.count > 2, let la = Double(f[1]), let lo = Double(f[2]) else { continue }
+            truth[String(f[0].prefix(19))] = (la, lo)
+        }
+        var out: [Int: (Double, Bool)] = [:]
+        for line in jsonLines.split(separator: "\n") where line.hasPrefix("{\"class\":\"fix\"") {
+            guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let t = o["time"] as? String, let la = o["latitudeDegrees"] as? Double,
+                  let lo = o["longitudeDegrees"] as? Double, let tr = truth[String(t.prefix(19))],
+                  let m = Int(t.dropFirst(14).prefix(2)), let sec = Int(t.dropFirst(17).prefix(2)) else { continue }
+            let dn = (la - tr.0) * 111_320, de = (lo - tr.1) * 111_320 * cos(tr.0 * .pi / 180)
+            out[m * 60 + sec] = ((dn * dn + de * de).squareRoot(), (o["quality"] as? String) == "gnssDeadReckoning")
+        }
+        return out
+    }
+
+    /// A 20 s tunnel (within `--max-outage`): the board's IMU keeps the output dead reckoned, and when the fixes return
+    /// the output catches up with them. Before (2026-12-07) the output stayed about as far behind as the dead reckoning
+    /// ended, or fell further behind, for the rest of the drive: it could move towards the fixes by only a fix's radius
+    /// per fix (~10 m here), counting the vehicle's own 13 m per fix in it.
+    @Test(arguments: [[String](), ["--gyroscope"]])
+    func theOutputCatchesUpAfterATunnel(extra: [String]) throws {
+        let dir = try TemporaryDirectory()
+        let capture = dir.path("tunnel.lcap"), truth = dir.path("tunnel.csv")
+        let sim = try Lodestar.run(["simulate", "--seed", "5", "--duration", "420", "--gnss-outage", "300,20",
+                                    "--truth", truth] + extra + [capture])
+        #expect(sim.status == 0, "\(sim.stderr)")
+        let truthCSV = try String(contentsOfFile: truth, encoding: .utf8)
+        let smoothed = try Lodestar.run(["replay", "--output", "json", capture])
+        let raw = try Lodestar.run(["replay", "--no-smoothing", "--output", "json", capture])
+        let s = Self.errorsBySecond(smoothed.stdout, truthCSV: truthCSV), r = Self.errorsBySecond(raw.stdout, truthCSV: truthCSV)
+        let deadReckoned = s.filter { $0.value.deadReckoned }.keys.sorted()
+        #expect(deadReckoned.count >= 15 && deadReckoned.allSatisfy { (300..<320).contains($0) }, "\(deadReckoned)")
+        // From 5 s after the return to the end: p95 and the largest error no worse than the raw fixes' there.
+        let after = (325..<420).compactMap { s[$0]?.error }.sorted()
+        let rawErrors = (325..<420).compactMap { r[$0]?.error }.sorted()
+        print("tunnel \(extra): dead reckoning ends \(s[deadReckoned.last ?? 0]?.error ?? .nan) m off; after the return p95 \(Self.p95(after)) max \(after.last ?? .nan); raw p95 \(Self.p95(rawErrors)) max \(rawErrors.last ?? .nan)")
+        #expect(after.count >= 90)
+        #expect(Self.p95(after) <= Self.p95(rawErrors) && (after.last ?? .infinity) <= (rawErrors.last ?? 0),
+                "after the return p95 \(Self.p95(after)) max \(after.last ?? .nan) m; raw p95 \(Self.p95(rawErrors)) max \(rawErrors.last ?? .nan) m")
+    }
+
     @Test func theGyroscopeDoesNotCostTheSmoothedPosition() throws {
         let dir = try TemporaryDirectory()
         var p95s: [String: Double] = [:]
