@@ -692,6 +692,7 @@ extension PositionSmoother {
     /// Feeds an accepted fix to the error-structure analysis: the measured position with the receiver's own velocity.
     mutating func learnErrorStructure(fix: Location, t: Timestamp, z: (Double, Double)) {
         let v = fixVelocity(fix)
+        if let vv = v { deadReckoningDriftBox.value.add(seconds: Double(t.nanosecondsSince1970) / 1e9, east: vv.east, north: vv.north) }
         if let vv = v, !isStationary {
             if let l = lastDoppler, Double(t.nanosecondsSince1970 - l.t.nanosecondsSince1970) / 1e9 <= 1.5 {
                 let p = ((vv.east - l.east) * (vv.east - l.east) + (vv.north - l.north) * (vv.north - l.north)) / 4

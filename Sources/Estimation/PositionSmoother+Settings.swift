@@ -42,6 +42,7 @@ extension PositionSmoother.Settings {
         "adaptiveMeasurementNoise": \.adaptiveMeasurementNoise,
         "useVelocity": \.useVelocity,
         "limitConvergenceJump": \.limitConvergenceJump,
+        "deadReckoningFromLearnedDrift": \.deadReckoningFromLearnedDrift,
         "velocityAtTimeTag": \.velocityAtTimeTag,
         "stopFromVelocities": \.stopFromVelocities,
         "holdFollowsCreep": \.holdFollowsCreep,

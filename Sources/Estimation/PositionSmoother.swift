@@ -91,6 +91,9 @@ public struct PositionSmoother: Sendable {
         /// the vehicle's motion) larger than the accuracy it then reports: (distance + radius) / 2 per fix, at least the
         /// new fix's 68 % radius. Off: the output is the corrected estimate at once.
         public var limitConvergenceJump = true
+        /// A dead-reckoned fix's radius from the drift the vehicle's own velocities show after as long
+        /// (`DeadReckoningErrorLearning`), once learned; off: from the filter's process noise.
+        public var deadReckoningFromLearnedDrift = true
         /// Re-anchor the tangent frame when the estimate is this far from the anchor.
         public var reanchorDistanceMeters: Double = 10_000
         /// Apply the receiver's velocity at the moment it describes (t − c·dt, c the fitted time tag) for the
@@ -324,6 +327,13 @@ public struct PositionSmoother: Sendable {
     var accelWindowBox = CopyOnWrite(MagnitudeWindow())
     /// The accelerometer's variance at rest and while moving, as the GNSS shows them (`AccelerometerLevels`).
     var accelerometerLevels = AccelerometerLevels()
+    /// How far dead reckoning drifts on this vehicle's motion, learned from the receiver's velocities: the
+    /// dead-reckoned radius (`deadReckoningFromLearnedDrift`).
+    var deadReckoningDrift: DeadReckoningErrorLearning {
+        _read { yield deadReckoningDriftBox.value }
+        _modify { yield &deadReckoningDriftBox.value }
+    }
+    var deadReckoningDriftBox = CopyOnWrite(DeadReckoningErrorLearning())
 
     public init(settings: Settings = .default) { self.settings = settings }
 
@@ -507,6 +517,13 @@ public struct PositionSmoother: Sendable {
         template.time = t
         var out = copy.output(from: template, measured: nil)
         out.quality = .gnssDeadReckoning
+        // The radius: at least the last fix's with the drift this vehicle's own motion shows after as long (its
+        // velocities integrated against keeping the velocity, or with a gyroscope the speed), once learned; a moving
+        // vehicle only.
+        if settings.deadReckoningFromLearnedDrift, let r0 = base.horizontalAccuracyMeters, (base.speedMetersPerSecond ?? 0) >= 1,
+           let drift = deadReckoningDrift.drift(after: dt, gyroscope: gyroTime.map { abs($0.seconds(to: t)) <= 2 } ?? false) {
+            out.horizontalAccuracyMeters = Swift.max(out.horizontalAccuracyMeters ?? 0, (r0 * r0 + drift * drift).squareRoot())
+        }
         return out
     }
 
