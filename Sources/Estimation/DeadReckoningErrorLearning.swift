@@ -5,10 +5,11 @@ import Darwin
 #endif
 
 /// How far dead reckoning would have drifted on this vehicle's own motion, learned from the receiver's velocities
-/// while the fixes come: at every fix, for horizons of 5, 10, 20 and 30 s, the distance between where the vehicle went
-/// (the velocities integrated) and where keeping the velocity it had T seconds ago would have put it. Without a
-/// gyroscope the dead reckoning keeps the velocity (a vector: turns and speed changes count); with one it keeps the
-/// speed and follows the turns, so only the speed change counts (along the track). A running 68 % quantile of each.
+/// while the fixes come: at each fix, for one of the horizons 5, 10, 20 and 30 s in turn, the distance between where
+/// the vehicle went (the velocities integrated) and where keeping the velocity it had T seconds ago would have put it.
+/// Without a gyroscope the dead reckoning keeps the velocity (a vector: turns and speed changes count); with one it
+/// keeps the speed and follows the turns, so only the speed change counts (along the track). Each is kept as a
+/// histogram that forgets (a sample 600 fixes old counts 1/e as much), read at its 68 % quantile.
 ///
 /// The filter's process noise, scaled by what the 1 s velocity innovations show, is honest at a few seconds but not at
 /// thirty: a vehicle's speed changes last for seconds, so the 1 s innovations of a smooth drive say little about how
