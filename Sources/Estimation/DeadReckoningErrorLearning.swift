@@ -98,29 +98,25 @@ struct DeadReckoningErrorLearning: Sendable {
         // and four per fix cost 8 % of a filter update).
         let h = nextHorizon
         nextHorizon = h == 3 ? 0 : h + 1
-        var hi = count - 1
-        do {
-            // The last sample at most `horizon` − ½ s back (binary search on the times), and it must be within half a
-            // second of the horizon.
-            let target = t - Self.horizons[h]
-            var lo = 0
-            guard time(0) <= target + 0.5 else { return }
-            while lo < hi {
-                let mid = (lo + hi + 1) / 2
-                if time(mid) <= target + 0.5 { lo = mid } else { hi = mid - 1 }
-            }
-            let j = lo
-            guard abs(time(j) - target) <= 0.5 else { return }
-            let old = sample(j)
-            let s0 = old.speed
-            guard Swift.max(s0, speed) >= Self.minimumSpeed else { return }
-            let span = t - old.t
-            let de = next.sumEast - old.sumEast - old.east * span, dn = next.sumNorth - old.sumNorth - old.north * span
-            counts[h] += 1
-            vectorBins[h * Histogram.binCount + Histogram.bin(squared: de * de + dn * dn)] += weight   // no root per fix
-            let a = next.sumPath - old.sumPath - s0 * span
-            alongBins[h * Histogram.binCount + Histogram.bin(squared: a * a)] += weight
+        // The last sample at most `horizon` − ½ s back (binary search on the times), and it must be within half a second
+        // of the horizon.
+        let target = t - Self.horizons[h]
+        guard time(0) <= target + 0.5 else { return }
+        var lo = 0, hi = count - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if time(mid) <= target + 0.5 { lo = mid } else { hi = mid - 1 }
         }
+        guard abs(time(lo) - target) <= 0.5 else { return }
+        let old = sample(lo)
+        let s0 = old.speed
+        guard Swift.max(s0, speed) >= Self.minimumSpeed else { return }
+        let span = t - old.t
+        let de = next.sumEast - old.sumEast - old.east * span, dn = next.sumNorth - old.sumNorth - old.north * span
+        counts[h] += 1
+        vectorBins[h * Histogram.binCount + Histogram.bin(squared: de * de + dn * dn)] += weight   // no root per fix
+        let a = next.sumPath - old.sumPath - s0 * span
+        alongBins[h * Histogram.binCount + Histogram.bin(squared: a * a)] += weight
     }
     static let growth = 1 / (1 - 1 / memory)
 
@@ -129,8 +125,9 @@ struct DeadReckoningErrorLearning: Sendable {
     /// horizon has `minimumCount` samples.
     func drift(after seconds: Double, gyroscope: Bool) -> Double? {
         for h in 0..<Self.horizons.count where counts[h] < Self.minimumCount { return nil }
+        let bins = gyroscope ? alongBins : vectorBins
         var q = InlineArray<4, Double>(repeating: 0)
-        for h in 0..<4 { q[h] = Histogram.quantile(0.68, of: gyroscope ? alongBins : vectorBins, from: h * Histogram.binCount) }
+        for h in 0..<4 { q[h] = Histogram.quantile(0.68, of: bins, from: h * Histogram.binCount) }
         var lower = (t: 0.0, v: 0.0)
         for h in 0..<Self.horizons.count {
             let horizon = Self.horizons[h]

@@ -329,10 +329,6 @@ public struct PositionSmoother: Sendable {
     var accelerometerLevels = AccelerometerLevels()
     /// How far dead reckoning drifts on this vehicle's motion, learned from the receiver's velocities: the
     /// dead-reckoned radius (`deadReckoningFromLearnedDrift`).
-    var deadReckoningDrift: DeadReckoningErrorLearning {
-        _read { yield deadReckoningDriftBox.value }
-        _modify { yield &deadReckoningDriftBox.value }
-    }
     var deadReckoningDriftBox = CopyOnWrite(DeadReckoningErrorLearning())
 
     public init(settings: Settings = .default) { self.settings = settings }
@@ -521,7 +517,7 @@ public struct PositionSmoother: Sendable {
         // velocities integrated against keeping the velocity, or with a gyroscope the speed), once learned; a moving
         // vehicle only.
         if settings.deadReckoningFromLearnedDrift, let r0 = base.horizontalAccuracyMeters, (base.speedMetersPerSecond ?? 0) >= 1,
-           let drift = deadReckoningDrift.drift(after: dt, gyroscope: gyroTime.map { abs($0.seconds(to: t)) <= 2 } ?? false) {
+           let drift = deadReckoningDriftBox.value.drift(after: dt, gyroscope: gyroTime.map { abs($0.seconds(to: t)) <= 2 } ?? false) {
             out.horizontalAccuracyMeters = Swift.max(out.horizontalAccuracyMeters ?? 0, (r0 * r0 + drift * drift).squareRoot())
         }
         return out

@@ -8,14 +8,20 @@ import TestSupport
 /// 5.4 m raw: the road's vibration read as "still", and the gyroscope-aided step zeroed the velocity at every fix.
 @Suite("lodestar replay with a board's gyroscope", .ownThreads)
 struct BoardIMUCLITests {
-    /// Horizontal errors (m) of the replay's fixes against the truth CSV, matched to the second.
-    static func errors(_ jsonLines: String, truthCSV: String) -> [Double] {
+    /// The truth CSV's positions (latitude, longitude) by time to the second ("2025-06-01T12:00:00").
+    static func truth(_ csv: String) -> [String: (Double, Double)] {
         var truth: [String: (Double, Double)] = [:]
-        for line in truthCSV.split(separator: "\n").dropFirst() {
+        for line in csv.split(separator: "\n").dropFirst() {
             let f = line.split(separator: ",")
             guard f.count > 2, let la = Double(f[1]), let lo = Double(f[2]) else { continue }
             truth[String(f[0].prefix(19))] = (la, lo)
         }
+        return truth
+    }
+
+    /// Horizontal errors (m) of the replay's fixes against the truth CSV, matched to the second.
+    static func errors(_ jsonLines: String, truthCSV: String) -> [Double] {
+        let truth = Self.truth(truthCSV)
         var out: [Double] = []
         for line in jsonLines.split(separator: "\n") where line.hasPrefix("{\"class\":\"fix\"") {
             guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
@@ -31,12 +37,7 @@ struct BoardIMUCLITests {
 
     /// The fixes' errors (m) against the truth by second of the drive, with whether the fix was dead reckoned.
     static func errorsBySecond(_ jsonLines: String, truthCSV: String) -> [Int: (error: Double, deadReckoned: Bool)] {
-        var truth: [String: (Double, Double)] = [:]
-        for line in truthCSV.split(separator: "\n").dropFirst() {
-            let f = line.split(separator: ",")
-            guard f.count > 2, let la = Double(f[1]), let lo = Double(f[2]) else { continue }
-            truth[String(f[0].prefix(19))] = (la, lo)
-        }
+        let truth = Self.truth(truthCSV)
         var out: [Int: (Double, Bool)] = [:]
         for line in jsonLines.split(separator: "\n") where line.hasPrefix("{\"class\":\"fix\"") {
             guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
@@ -62,12 +63,10 @@ struct BoardIMUCLITests {
         for start in [150, 250, 350, 450, 550] { args += ["--gnss-outage", "\(start),25"] }
         let sim = try Lodestar.run(args + extra + [capture])
         #expect(sim.status == 0, "\(sim.stderr)")
-        var truth: [Int: (Double, Double)] = [:]
-        for line in try String(contentsOfFile: truthPath, encoding: .utf8).split(separator: "\n").dropFirst() {
-            let f = line.split(separator: ",")
-            guard f.count > 2, let la = Double(f[1]), let lo = Double(f[2]),
-                  let m = Int(f[0].dropFirst(14).prefix(2)), let sec = Int(f[0].dropFirst(17).prefix(2)) else { continue }
-            truth[m * 60 + sec] = (la, lo)
+        var truth: [Int: (Double, Double)] = [:]   // by second of the hour
+        for (time, p) in Self.truth(try String(contentsOfFile: truthPath, encoding: .utf8)) {
+            guard let m = Int(time.dropFirst(14).prefix(2)), let sec = Int(time.dropFirst(17).prefix(2)) else { continue }
+            truth[m * 60 + sec] = p
         }
         let out = try Lodestar.run(["replay", "--output", "json", capture])
         #expect(out.status == 0)
