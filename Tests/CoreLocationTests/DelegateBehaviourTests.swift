@@ -279,10 +279,9 @@ import Testing
         simulate.executableURL = URL(fileURLWithPath: ServiceBehaviourTests.lodestar)
         simulate.arguments = ["simulate", "--seed", "3", "--duration", "240", "--hard-iron-change", "60", capture]
         simulate.standardError = FileHandle.nullDevice
-        try simulate.run()
-        simulate.waitUntilExit()
+        try await runToEnd(simulate)
         #expect(simulate.terminationStatus == 0)
-        let service = try ServiceBehaviourTests.Service(capture: capture, options: ["--platform", "handheld"])
+        let service = try await ServiceBehaviourTests.Service.start(capture: capture, options: ["--platform", "handheld"])
         defer { service.stop() }
         #expect(FileManager.default.fileExists(atPath: service.socket), "the service did not start")
         let recorder = Recorder()

@@ -24,14 +24,35 @@ enum ReplayEnvironment {
 }
 
 /// Waits on the main actor (so main-queue callbacks run) until `condition` holds or `seconds` pass.
+///
+/// At the deadline the main queue is drained once before giving up: when another test held the main actor (CI,
+/// 2 cores), this wait's wake-up was queued ahead of the deliveries that arrived meanwhile, and a run that had
+/// received everything reported nothing (ServiceBehaviourTests, stop 56).
 @MainActor
 func waitUntil(_ seconds: Double = 60, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while !condition() {
-        if Date() > deadline { return false }
+        if Date() > deadline {
+            await drainMainQueue()
+            return condition()
+        }
         try? await Task.sleep(nanoseconds: 20_000_000)
     }
     return true
+}
+
+/// Returns once every block queued on the main queue before the call has run.
+@MainActor
+func drainMainQueue() async {
+    await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in DispatchQueue.main.async { c.resume() } }
+}
+
+/// Runs a child process to its end without holding the main actor (other tests' main-queue deliveries go on).
+func runToEnd(_ process: Process) async throws {
+    try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+        process.terminationHandler = { _ in c.resume() }
+        do { try process.run() } catch { process.terminationHandler = nil; c.resume(throwing: error) }
+    }
 }
 
 /// Whether code runs on the main queue (the main run loop's queue; the main actor's executor here).

@@ -20,7 +20,18 @@ import Testing
     final class Service {
         let socket: String
         let process = Process()
-        init(capture: String = ReplayEnvironment.capture, options: [String] = []) throws {
+        /// Starts the service and waits (without holding the main actor) up to 60 s for its socket.
+        static func start(capture: String = ReplayEnvironment.capture, options: [String] = []) async throws -> Service {
+            let service = try Service(capture: capture, options: options)
+            // Up to 60 s for the socket (20 s before). Under two CI builds and a qemu boot one run's client received
+            // nothing at all, as one that connects before the socket exists would: it fails at once, without retrying.
+            let deadline = Date().addingTimeInterval(60)
+            while !FileManager.default.fileExists(atPath: service.socket), service.process.isRunning, Date() < deadline {
+                try? await Task.sleep(nanoseconds: 20_000_000)
+            }
+            return service
+        }
+        private init(capture: String, options: [String]) throws {
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lodestar-cl-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             socket = dir.appendingPathComponent("service.sock").path
@@ -28,11 +39,12 @@ import Testing
             process.arguments = ["replay", "--quiet", "--service", socket, "--wait-clients", "1", "--speed", "50",
                                  "--linger", "5"] + options + [capture]
             process.standardOutput = FileHandle.nullDevice
+            // Not the test runner's stderr: a service left behind by a crashed runner (it waits for its client)
+            // would hold that pipe open, and `swift test` waited on it until CI's limit (stop 56).
+            let log = dir.appendingPathComponent("service.log").path
+            FileManager.default.createFile(atPath: log, contents: nil)
+            process.standardError = FileHandle(forWritingAtPath: log)
             try process.run()
-            // Up to 60 s for the socket (20 s before). Under two CI builds and a qemu boot one run's client received
-            // nothing at all, as one that connects before the socket exists would: it fails at once, without retrying.
-            let deadline = Date().addingTimeInterval(60)
-            while !FileManager.default.fileExists(atPath: socket), process.isRunning, Date() < deadline { usleep(20_000) }
         }
         /// SIGTERM, then SIGKILL after 5 s: a child of the test runner may inherit a blocked SIGTERM, and a replay
         /// still waiting for its client would then never end.
@@ -62,7 +74,7 @@ import Testing
     }
 
     @MainActor @Test func authorizationFirstThenLocationsAndRegionsFromTheService() async throws {
-        let service = try Service()
+        let service = try await Service.start()
         defer { service.stop() }
         #expect(FileManager.default.fileExists(atPath: service.socket), "the service did not start")
         let recorder = Recorder()
@@ -90,7 +102,7 @@ import Testing
     }
 
     @MainActor @Test func headingFromTheServiceHonoursHeadingFilter() async throws {
-        let service = try Service()
+        let service = try await Service.start()
         defer { service.stop() }
         let recorder = Recorder()
         let manager = CLLocationManager(source: .service(path: service.socket))
@@ -106,6 +118,7 @@ import Testing
         // Between valid headings (a delivery right after an invalid one comes whatever its change), the direction
         // moves by at least headingFilter, as Apple documents.
         let h = recorder.headings
+        guard h.count >= 2 else { return }  // recorded above; 1..<h.count would trap
         var checked = 0
         for i in 1..<h.count where h[i].headingAccuracy >= 0 && h[i - 1].headingAccuracy >= 0 {
             func deg(_ x: CLHeading) -> Double { x.trueHeading >= 0 ? x.trueHeading : x.magneticHeading }
@@ -123,7 +136,7 @@ import Testing
     }
     /// iOS 17's `CLLocationUpdate.liveUpdates()` over the service: the drive's locations, in order, from its start.
     @Test func liveUpdatesFromTheService() async throws {
-        let service = try Service()
+        let service = try await Service.start()
         defer { service.stop() }
         var locations: [CLLocation] = []
         try await LocationServiceSource.$override.withValue(.service(path: service.socket)) {
@@ -142,7 +155,7 @@ import Testing
 
     /// `CLMonitor` over the service: the same entries and exits as the in-process replay and the CLI.
     @Test func monitorFromTheService() async throws {
-        let service = try Service()
+        let service = try await Service.start()
         defer { service.stop() }
         let places = [ReplayEnvironment.start, ReplayEnvironment.stop, ReplayEnvironment.elsewhere].map {
             ($0.name, CLLocationCoordinate2D(latitude: $0.latitude, longitude: $0.longitude), $0.radius)
@@ -166,7 +179,7 @@ import Testing
             var visits: [CLVisit] = []
             func locationManager(_ manager: CLLocationManager, didVisit visit: CLVisit) { visits.append(visit) }
         }
-        let service = try Service()
+        let service = try await Service.start()
         defer { service.stop() }
         CLLocationManager.visitSettings.minimumDwellSeconds = 45   // the drive stops for 60 s (default dwell 120 s)
         let log = VisitLog()
