@@ -1,5 +1,5 @@
-#include <stdio.h>
 #define _GNU_SOURCE
+#include <stdio.h>
 #include "clinux.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -45,6 +45,9 @@ int clinux_spawn(const char *path, char *const argv[], int stdout_fd, int stderr
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     if (stdout_fd >= 0) posix_spawn_file_actions_adddup2(&fa, stdout_fd, 1);
     if (stderr_fd >= 0) posix_spawn_file_actions_adddup2(&fa, stderr_fd, 2);
+    /* Nothing else of the parent's: a server started while another thread of the parent has a pipe open would
+       otherwise hold that pipe's write end, and whoever reads it to its end waits for the server to stop. */
+    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
     int r = posix_spawnp(pid, path, &fa, &attr, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);

@@ -58,7 +58,8 @@ int clinux_fifo_open_writer(const char *path);
 /// Ignore SIGPIPE for the whole process (idempotent), so EPIPE arrives as an error instead of a signal.
 void clinux_ignore_sigpipe(void);
 /// posix_spawn with an empty signal mask and default dispositions (Swift Testing threads block SIGTERM; children
-/// must not inherit that). stdout/stderr redirected to the given fds when >= 0. Returns 0 and sets *pid, or -errno.
+/// must not inherit that). stdin is /dev/null, stdout/stderr redirected to the given fds when >= 0, and no other fd
+/// of the parent is inherited. Returns 0 and sets *pid, or -errno.
 int clinux_spawn(const char *path, char *const argv[], int stdout_fd, int stderr_fd, pid_t *pid);
 
 /* memrchr(3) (a GNU extension the Glibc module does not import): the last byte c in s[0..n). */
