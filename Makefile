@@ -83,11 +83,13 @@ $(UBX_VENV)/bin/python3:
 	  { SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq python3-venv; }
 	python3 -m venv $(UBX_VENV) && $(UBX_VENV)/bin/pip install -q pyubx2
 
-# The test run is bounded (TEST_TIMEOUT seconds; a clean run takes 25-30 min here): a run that hangs (stop 56: a
-# trapped test whose runner never exited) fails with its own line instead of at CI's limit, with time left for hil.
+# Without a terminal (CI) the test run is bounded (TEST_TIMEOUT seconds; a clean run takes 25-30 min here): a run
+# that hangs (stop 56: a trapped test whose runner never exited) fails with its own line instead of at CI's limit,
+# with time left for hil. At a terminal it runs as is (timeout's own process group would keep Ctrl-C from it).
 TEST_TIMEOUT ?= 4200
 test: test-deps map-test-deps ubx-test-venv
-	@timeout -k 30 $(TEST_TIMEOUT) $(SWIFT) test --disable-xctest; rc=$$?; \
+	@if [ -t 0 ]; then exec $(SWIFT) test --disable-xctest; fi; \
+	  timeout -k 30 $(TEST_TIMEOUT) $(SWIFT) test --disable-xctest; rc=$$?; \
 	  if [ $$rc = 124 ] || [ $$rc = 137 ]; then echo "make test: swift test did not end within $(TEST_TIMEOUT) s (a hung test or runner)"; fi; \
 	  exit $$rc
 	$(SWIFT) build --product LodestarFuzz && .build/debug/LodestarFuzz Tests/Fuzz/corpus/*
