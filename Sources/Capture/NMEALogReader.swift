@@ -7,7 +7,8 @@ import LocationCore
 /// header (`# Date:` resolves 2-digit years and week rollover). Comment lines are stripped; everything else is
 /// passed on byte-for-byte, in large blocks (or one event per line with `lineEvents`, for pacing), so the framer
 /// sees exactly what a receiver sent. Once binary data (a byte ≥ 0x80) has been seen, `#` at a line start is data
-/// too: a UBX payload may hold a line feed followed by `#`.
+/// too: a UBX payload may hold a line feed followed by `#`; and `statistics` counts no more records (the lines
+/// before it are counted).
 public final class NMEALogReader: CaptureReader {
     public let format = CaptureFormat.nmea
     public private(set) var header = CaptureHeader()
@@ -47,7 +48,7 @@ public final class NMEALogReader: CaptureReader {
         while true {
             if position >= block.count, binarySeen, !inComment, !lineEvents, !atEOF {
                 // Binary from here on, and the last block used up: the next block is read straight into the event's
-                // array (no copy out of the source's block), its lines only counted.
+                // array (no copy out of the source's block).
                 let bytes = try source.readArray(capacity: Self.blockTarget)
                 block = UnsafeBufferPointer(start: nil, count: 0)
                 position = 0
@@ -56,7 +57,7 @@ public final class NMEALogReader: CaptureReader {
                     endLine()
                     break
                 }
-                bytes.withUnsafeBufferPointer { recordBinaryLines($0.baseAddress!, from: 0, to: $0.count) }
+                bytes.withUnsafeBufferPointer { passBinary($0.baseAddress!, to: $0.count) }
                 if pending.isEmpty { return SensorEvent(payload: .nmea(bytes)) }
                 pending.append(contentsOf: bytes)
                 if pending.count >= Self.blockTarget { break }
@@ -77,9 +78,9 @@ public final class NMEALogReader: CaptureReader {
             var i = position
             var stopAfterLine = false
             if binarySeen && !inComment && !lineEvents && i < n {
-                // Binary from here on: no more comment lines, so the rest of the block is data, appended at once;
-                // its lines are only counted (a per-line append was a tenth of a UBX replay).
-                recordBinaryLines(base, from: i, to: n)
+                // Binary from here on: no more comment lines, so the rest of the block is data, appended at once
+                // (a per-line append was a tenth of a UBX replay).
+                passBinary(base, to: n)
                 pending.append(contentsOf: UnsafeBufferPointer(start: base + i, count: n - i))
                 position = n
                 if pending.count >= Self.blockTarget { break }
@@ -115,24 +116,15 @@ public final class NMEALogReader: CaptureReader {
         return pending.isEmpty ? nil : SensorEvent(payload: .nmea(pending))
     }
 
-    /// Counts the data lines among bytes `from..<to` (≥ 1 byte) at `base` that end in a line feed as read and accepted
-    /// (the line in progress carried over in `lineHasData`, as `endLine` counts it), and notes whether the bytes end a
-    /// line.
-    private func recordBinaryLines(_ base: UnsafePointer<UInt8>, from: Int, to n: Int) {
-        var j = from, accepted = 0
-        while j < n {
-            guard let found = memchr(base + j, 0x0A, n - j) else { lineHasData = true; break }
-            let end = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base + 1
-            if lineHasData || Self.isData(base + j, end - j) { accepted += 1 }
-            lineHasData = false
-            j = end
-        }
+    /// Bytes passed on after the log turned binary: no lines are counted in them. A UBX or RTCM3 payload's 0x0A bytes
+    /// are not line ends, so a count of "records" there means nothing (the replay's summary shows none for a binary
+    /// stream: it counts the frames by class), and finding them was 6 % of a UBX replay (a memchr per 0x0A byte).
+    /// Only `atLineStart` is kept, as the bytes end.
+    @inline(__always)
+    private func passBinary(_ base: UnsafePointer<UInt8>, to n: Int) {
         atLineStart = base[n - 1] == 0x0A
-        if accepted > 0 {
-            statistics.recordsRead += accepted
-            statistics.recordsAccepted += accepted
-            sawData = true
-        }
+        lineHasData = false
+        sawData = true
     }
 
     /// Whether a line's `n` bytes at `p` (its line feed included) hold data: more than a line ending.
