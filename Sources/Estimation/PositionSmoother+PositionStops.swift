@@ -130,6 +130,7 @@ extension PositionSmoother {
     /// its slope), with at least the fixes' white variance for the position and the slope's variance plus (2 m/s)² for
     /// the velocity (the slope is the window's mean velocity).
     mutating func restartFromLine(_ f: PositionWindow.Fit, white: Double) {
+        adaptTransient = Self.restartTransientFixes
         kf.x[0] = f.atNewest.east; kf.x[1] = f.atNewest.north
         kf.x[2] = f.east; kf.x[3] = f.north
         kf[0, 0] = Swift.max(kf[0, 0], white); kf[1, 1] = Swift.max(kf[1, 1], white)

@@ -153,6 +153,8 @@ public struct PositionSmoother: Sendable {
     var beforeRestart: RestartAlternative?
     /// How many times the smoother went back to its track before a restart (`beforeRestart`).
     public internal(set) var restartsUndone = 0
+    /// How many times the error state's excess beyond its model was moved into the position (`boundErrorState`).
+    public internal(set) var errorStateBounds = 0
     public var lastOutput: Location? { hasLastOutput ? lastOutputStorage : nil }
     /// `lastOutput`, built in place by `output(from:measured:measuredENU:)`; valid once `hasLastOutput`.
     var lastOutputStorage = Location()
@@ -162,6 +164,10 @@ public struct PositionSmoother: Sendable {
     var innovationPower = Double.nan
     var predictedPower = Double.nan
     var adaptiveCount = 0
+    /// Fixes left that covariance matching skips after a restart (`adapt`): the restarted filter's covariance is the
+    /// initial guess, and its predicted spread (hundreds to thousands of m²) outweighed the innovations in the running
+    /// means for minutes, which held the adapted noise at its floor.
+    var adaptTransient = 0
     var lowSpeedSince: Timestamp?
     /// The held point and its per-axis variance (m²).
     var held: (east: Double, north: Double, variance: Double)?
@@ -442,6 +448,7 @@ public struct PositionSmoother: Sendable {
                rejectedFixesAgree(p, (z.east, z.north), v, dt: dt, fix: fix) {
                 initialise(fix: fix, lat: lat, lon: lon, sigE: sigE, sigN: sigN, t: t)
                 beforeRestart = beforeThisFix.map { RestartAlternative(smoother: $0, since: t) }
+                adaptTransient = Self.restartTransientFixes
                 lastOutcome = .reinitialised
                 return output(from: fix, measured: nil)
             }
@@ -449,6 +456,7 @@ public struct PositionSmoother: Sendable {
             if consecutiveRejections >= settings.reinitialiseAfterRejections {
                 initialise(fix: fix, lat: lat, lon: lon, sigE: sigE, sigN: sigN, t: t)
                 beforeRestart = beforeThisFix.map { RestartAlternative(smoother: $0, since: t) }
+                adaptTransient = Self.restartTransientFixes
                 lastOutcome = .reinitialised
                 return output(from: fix, measured: nil)
             }
@@ -466,6 +474,7 @@ public struct PositionSmoother: Sendable {
         // The real error's share: the white noise the fixes' increments show (the last estimate's), once known.
         kf.update((z.east, z.north), a: (0, 1), b: (4, 5), r: r, rTrue: fittedWhite.map { ($0, 0, 0, $0) })
         learnErrorStructure(fix: fix, t: t, z: (z.east, z.north))
+        if !isStationary { boundErrorState() }
         if isStationary {
             zeroVelocityUpdate()
             lastOutcome = .held
