@@ -208,7 +208,9 @@ extension PositionSmoother {
     mutating func adapt(innovation inn: (y: (Double, Double), s: (Double, Double, Double, Double), nis: Double),
                         reported: Double, r: (Double, Double, Double, Double)) {
         guard settings.adaptiveMeasurementNoise, reported > 0 else { return }
-        // After a restart, as at the start: the covariance is still the initial guess.
+        // After a restart the covariance is still the initial guess. A restart from the line (`restartFromLine`) keeps the
+        // running means, and a re-initialisation starts them again at its 11th fix (`adaptiveCount`), from that fix's
+        // spread: both only after these fixes.
         if adaptTransient > 0 { adaptTransient -= 1; return }
         let w = settings.adaptiveWeight
         let power = (inn.y.0 * inn.y.0 + inn.y.1 * inn.y.1) / 2

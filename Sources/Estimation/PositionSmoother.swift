@@ -166,7 +166,8 @@ public struct PositionSmoother: Sendable {
     var adaptiveCount = 0
     /// Fixes left that covariance matching skips after a restart (`adapt`): the restarted filter's covariance is the
     /// initial guess, and its predicted spread (hundreds to thousands of m²) outweighed the innovations in the running
-    /// means for minutes, which held the adapted noise at its floor.
+    /// means for minutes (a restart from the line keeps the means; a re-initialisation started them again from its 11th
+    /// fix's spread), which held the adapted noise at its floor.
     var adaptTransient = 0
     var lowSpeedSince: Timestamp?
     /// The held point and its per-axis variance (m²).
