@@ -12,21 +12,7 @@ import datetime
 import math
 import sys
 
-
-def sentence(body):
-    c = 0
-    for ch in body:
-        c ^= ord(ch)
-    return "$%s*%02X\r\n" % (body, c)
-
-
-def degrees_minutes(v, latitude):
-    a = abs(v)
-    d = int(a)
-    m = (a - d) * 60
-    text = ("%02d%07.4f" if latitude else "%03d%07.4f") % (d, m)
-    hemisphere = ("N" if v >= 0 else "S") if latitude else ("E" if v >= 0 else "W")
-    return text, hemisphere
+from nmea_out import degrees_minutes, sentence
 
 
 def main():
