@@ -5,15 +5,11 @@ read by a reader that stalls and resumes (in anti-phase). Reports RSS at start a
 Usage: scripts/soak.py BINARY [SECONDS]"""
 import os, pty, re, signal, subprocess, sys, tempfile, threading, time, tty
 
+from nmea_out import sentence
+
 binary = sys.argv[1]
 seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 600
 work = tempfile.mkdtemp(prefix="lodestar-soak.")
-
-def sentence(body):
-    c = 0
-    for ch in body.encode():
-        c ^= ch
-    return "$%s*%02X\r\n" % (body, c)
 
 # 1. The receiver: a pty fed RMC, GGA, GSA, GSV every 100 ms (10 Hz), moving slowly north-east.
 master, slave = pty.openpty()

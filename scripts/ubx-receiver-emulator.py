@@ -18,6 +18,7 @@ Output: NAV-PVT + NAV-EOE (generation 9) or NMEA RMC + GGA (generation 8 and --n
 import argparse, json, os, select, signal, sys, time, tty
 from datetime import datetime, timezone
 from pyubx2 import UBXMessage, UBXReader, SET, GET
+from nmea_out import sentence
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--link", required=True)
@@ -158,10 +159,7 @@ def handle(raw):
     ack(cls, mid, ok, [name])
 
 def nmea(body):
-    c = 0
-    for ch in body.encode():
-        c ^= ch
-    return ("$%s*%02X\r\n" % (body, c)).encode()
+    return sentence(body).encode()
 
 def epoch_output(t):
     dt = datetime.fromtimestamp(t, tz=timezone.utc)

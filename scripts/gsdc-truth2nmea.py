@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A GSDC 2021 ground_truth.csv (SPAN at the phone's epochs) written as GGA, for SmoothingEval's EXTRA truth.
 
-Usage: truth2nmea.py ground_truth.csv > truth.nmea   (times: GPS milliseconds - 18 s)
+Usage: gsdc-truth2nmea.py ground_truth.csv > truth.nmea   (times: GPS milliseconds - 18 s)
 """
 import csv
 import datetime

@@ -1,11 +1,11 @@
-"""NMEA sentence helpers for the held-out receiver converters (pos2nmea.py, truth2nmea.py)."""
+"""NMEA sentence helpers for the scripts here (soak.py, ubx-receiver-emulator.py, rtklib-pos2nmea.py, gsdc-truth2nmea.py)."""
 
 
 def sentence(body):
     """`$body*CS` with its checksum and CRLF."""
     c = 0
-    for ch in body:
-        c ^= ord(ch)
+    for ch in body.encode():
+        c ^= ch
     return "$%s*%02X\r\n" % (body, c)
 
 

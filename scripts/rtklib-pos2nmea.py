@@ -2,7 +2,7 @@
 """An RTKLIB solution (.pos: llh, GPST hms, out-outvel=on) written as a receiver's NMEA: GGA, RMC and GST.
 
 Used to make held-out receivers from raw measurements (docs/smoothing.md, the Pixel 5 single-point solution).
-Usage: pos2nmea.py FILE.pos [full|nogst|nospeed] > out.nmea
+Usage: rtklib-pos2nmea.py FILE.pos [full|nogst|nospeed] > out.nmea
   full     GGA + RMC (speed and course from the Doppler velocity) + GST (the solution's sdn/sde/sdu)
   nogst    GGA + RMC, no GST (the accuracy then comes from HDOP)
   nospeed  GGA + RMC without speed and course + GST
