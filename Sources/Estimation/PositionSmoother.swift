@@ -445,16 +445,12 @@ public struct PositionSmoother: Sendable {
             consecutiveRejections += 1
             // Its velocity: a speed at or above the course threshold, with a course.
             let v = (fix.speedMetersPerSecond ?? 0) >= settings.minimumSpeedForCourseMetersPerSecond ? fixVelocity(fix) : nil
-            if consecutiveRejections >= 2, !isStationary, let v, let p = lastRejectedFix,
-               rejectedFixesAgree(p, (z.east, z.north), v, dt: dt, fix: fix) {
-                initialise(fix: fix, lat: lat, lon: lon, sigE: sigE, sigN: sigN, t: t)
-                beforeRestart = beforeThisFix.map { RestartAlternative(smoother: $0, since: t) }
-                adaptTransient = Self.restartTransientFixes
-                lastOutcome = .reinitialised
-                return output(from: fix, measured: nil)
+            var agree = false
+            if consecutiveRejections >= 2, !isStationary, let v, let p = lastRejectedFix {
+                agree = rejectedFixesAgree(p, (z.east, z.north), v, dt: dt, fix: fix)
             }
-            lastRejectedFix = RejectedFix(east: z.east, north: z.north, velocity: v)
-            if consecutiveRejections >= settings.reinitialiseAfterRejections {
+            lastRejectedFix = RejectedFix(east: z.east, north: z.north, velocity: v)   // (a restart clears it)
+            if agree || consecutiveRejections >= settings.reinitialiseAfterRejections {
                 initialise(fix: fix, lat: lat, lon: lon, sigE: sigE, sigN: sigN, t: t)
                 beforeRestart = beforeThisFix.map { RestartAlternative(smoother: $0, since: t) }
                 adaptTransient = Self.restartTransientFixes
